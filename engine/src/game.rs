@@ -1,0 +1,155 @@
+//! [`Game`]: a position plus its history, for the checks that need it (repetition, ply limit).
+
+use crate::bitset::BitSet;
+use crate::error::IllegalMove;
+use crate::outcome::{Outcome, Reason};
+use crate::position::{Move, MoveEffect, Position};
+use crate::rules::Rules;
+use crate::ruleset::Repetition;
+
+/// A move as played, with the soldiers it captured.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Played<B> {
+    /// The move.
+    pub mv: Move,
+    /// Soldiers it removed.
+    pub captured: B,
+}
+
+/// A game in progress: start position, moves played, repetition record and outcome.
+#[derive(Clone, Debug)]
+pub struct Game<B: BitSet> {
+    start: Position<B>,
+    position: Position<B>,
+    /// Hashes of the positions since the last capture (a capture makes earlier ones unreachable).
+    history: Vec<u64>,
+    moves: Vec<Played<B>>,
+    ply_limit: Option<u32>,
+    outcome: Option<Outcome>,
+}
+
+impl<B: BitSet> Game<B> {
+    /// A game from the rules' start position.
+    pub fn new(rules: &Rules<B>) -> Game<B> {
+        Game::from_position(rules, Position::start(rules))
+    }
+
+    /// A game from any position. If the side to move has no move there, the game is already over.
+    pub fn from_position(rules: &Rules<B>, start: Position<B>) -> Game<B> {
+        let mut g = Game {
+            start,
+            position: start,
+            history: vec![start.hash()],
+            moves: Vec::new(),
+            ply_limit: None,
+            outcome: None,
+        };
+        g.outcome = start.no_moves_outcome(rules);
+        g
+    }
+
+    /// Ends the game with no result once `limit` plies have been played (self-play, studies).
+    pub fn with_ply_limit(mut self, limit: Option<u32>) -> Game<B> {
+        self.ply_limit = limit;
+        self
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position<B> {
+        &self.position
+    }
+    /// The position the game started from.
+    pub fn start(&self) -> &Position<B> {
+        &self.start
+    }
+    /// The moves played so far.
+    pub fn moves(&self) -> &[Played<B>] {
+        &self.moves
+    }
+    /// Plies played.
+    pub fn ply(&self) -> u32 {
+        self.moves.len() as u32
+    }
+    /// How the game ended, once it has.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+    /// The ply limit, if any.
+    pub fn ply_limit(&self) -> Option<u32> {
+        self.ply_limit
+    }
+    /// How many times the current position has occurred (counting since the last capture).
+    pub fn occurrences(&self) -> usize {
+        let h = self.position.hash();
+        self.history.iter().filter(|&&x| x == h).count()
+    }
+
+    /// Plays a move after checking it; refuses moves after the end of the game.
+    pub fn play(&mut self, rules: &Rules<B>, mv: Move) -> Result<Option<Outcome>, IllegalMove> {
+        if let Some(o) = self.outcome {
+            return Err(IllegalMove {
+                text: mv.text(rules.n),
+                reason: format!("the game is over: {o}"),
+            });
+        }
+        if let Err(reason) = self.position.check_move(rules, mv) {
+            return Err(IllegalMove {
+                text: mv.text(rules.n),
+                reason,
+            });
+        }
+        Ok(self.play_unchecked(rules, mv))
+    }
+
+    /// Plays a legal move (from the move generator) and runs the end-of-move checks.
+    #[inline]
+    pub fn play_unchecked(&mut self, rules: &Rules<B>, mv: Move) -> Option<Outcome> {
+        let effect = self.position.play_unchecked(rules, mv);
+        self.moves.push(Played {
+            mv,
+            captured: effect.captured,
+        });
+        self.outcome = self.after_move(rules, &effect);
+        self.outcome
+    }
+
+    fn after_move(&mut self, rules: &Rules<B>, effect: &MoveEffect<B>) -> Option<Outcome> {
+        let pos = &self.position;
+        if let Some(o) = pos.decisive_outcome(rules, effect) {
+            return Some(o);
+        }
+        if effect.captured.any() {
+            self.history.clear();
+        }
+        self.history.push(pos.hash());
+        if rules.repetition != Repetition::Ignore && self.occurrences() >= 3 {
+            return Some(match rules.repetition {
+                Repetition::Draw => Outcome::draw(Reason::Repetition),
+                Repetition::DefendersLose => Outcome::win(crate::Side::Attackers, Reason::Repetition),
+                _ => Outcome::win(effect.mover.opponent(), Reason::Repetition),
+            });
+        }
+        if let Some(o) = pos.no_moves_outcome(rules) {
+            return Some(o);
+        }
+        match self.ply_limit {
+            Some(limit) if self.ply() >= limit => Some(Outcome::no_result()),
+            _ => None,
+        }
+    }
+
+    /// Takes back the last move (replays the game without it). Returns false at the start.
+    pub fn undo(&mut self, rules: &Rules<B>) -> bool {
+        if self.moves.is_empty() {
+            return false;
+        }
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.pop();
+        let mut g = Game::from_position(rules, self.start).with_ply_limit(self.ply_limit);
+        for p in moves {
+            g.play_unchecked(rules, p.mv);
+        }
+        *self = g;
+        true
+    }
+}

@@ -1,0 +1,84 @@
+//! `tafl-engine`: the Tafl rules as data, bitboard positions, move generation, outcomes and
+//! notation. No dependency on any neural-network crate: small, fast and embeddable.
+//!
+//! ```
+//! use tafl_engine::{Game, Rules, Ruleset};
+//! let rules = Rules::<u128>::new(&Ruleset::builtin("brandubh")).unwrap();
+//! let game = Game::new(&rules);
+//! assert_eq!(game.position().count_moves(&rules), 40);
+//! ```
+//!
+//! Types are generic over the [`BitSet`] that holds one board: `u128` up to 11x11 and
+//! [`Wide`] up to 19x19. [`with_board!`] picks the narrowest one for a ruleset.
+#![warn(missing_docs)]
+
+mod bitset;
+mod capture;
+mod diagram;
+mod error;
+mod game;
+mod movegen;
+mod notation;
+mod outcome;
+mod panel;
+mod perft;
+mod position;
+mod random;
+mod rules;
+mod ruleset;
+mod side;
+mod square;
+mod symmetry;
+mod zobrist;
+
+pub use bitset::{BitSet, Squares, Wide};
+pub use diagram::{parse_diagram, write_diagram};
+pub use error::{IllegalMove, ParseError, RulesError};
+pub use game::{Game, Played};
+pub use movegen::{MoveList, MAX_MOVES};
+pub use notation::{
+    parse_move, parse_position_record, played_text, position_from_record, position_record, GameRecord,
+};
+pub use outcome::{Outcome, Reason};
+pub use panel::rules_panel;
+pub use perft::{perft, perft_divide};
+pub use position::{Move, MoveEffect, Position};
+pub use random::{game_seed, random_game, RandomStats};
+pub use rules::{Dir, Rules, DIRECTIONS, NONE};
+pub use ruleset::{
+    CornersSpec, Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, RulesFile, Ruleset,
+    ThroneKind, ThronePass, ThroneStop, YesNo, BUILTIN_IDS,
+};
+pub use side::{Piece, Side};
+pub use square::{parse_square, square, square_name, Sq, MAX_SIZE};
+pub use symmetry::{transform_move, transform_position, transform_square, SYMMETRIES};
+pub use zobrist::ZobristKeys;
+
+/// Runs `$body` with `$B` bound to the narrowest [`BitSet`] type that holds the board of
+/// `$ruleset` and `$rules` bound to the compiled [`Rules<$B>`].
+///
+/// ```
+/// use tafl_engine::{with_board, Position, Ruleset};
+/// let ruleset = Ruleset::builtin("alea-evangelii");
+/// let moves = with_board!(&ruleset, B, rules => Position::<B>::start(&rules).count_moves(&rules));
+/// assert!(moves > 0);
+/// ```
+#[macro_export]
+macro_rules! with_board {
+    ($ruleset:expr, $B:ident, $rules:ident => $body:expr) => {{
+        let ruleset: &$crate::Ruleset = $ruleset;
+        if ruleset.size() * ruleset.size() <= 128 {
+            type $B = u128;
+            match $crate::Rules::<$B>::new(ruleset) {
+                Ok($rules) => $body,
+                Err(e) => unreachable!("{e}"),
+            }
+        } else {
+            type $B = $crate::Wide;
+            match $crate::Rules::<$B>::new(ruleset) {
+                Ok($rules) => $body,
+                Err(e) => unreachable!("{e}"),
+            }
+        }
+    }};
+}

@@ -1,0 +1,489 @@
+//! Rulesets as data: the knobs of `RULES.md`, read from `configs/rules/*.toml`.
+//!
+//! A [`Ruleset`] is the typed, validated content of one rules file. The built-in files are
+//! embedded in the binary, so `Ruleset::load("brandubh")` works from any directory, and
+//! `Ruleset::load("my/rules.toml")` reads a user's own. Unknown fields and bad values are
+//! errors that name the file, the field and the allowed values.
+
+use crate::diagram::parse_setup;
+use crate::error::RulesError;
+use crate::side::{Piece, Side};
+use crate::square::{parse_square, square, Sq, MAX_SIZE};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+macro_rules! knob {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vdoc])* #[serde(rename = $text)] $variant),+
+        }
+        impl $name {
+            /// Every value, in file order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The value as written in rules files.
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+            /// Parses the text written in rules files.
+            pub fn parse(text: &str) -> Option<Self> {
+                match text { $($text => Some($name::$variant),)+ _ => None }
+            }
+            /// The allowed values, for error messages: `yes, no`.
+            pub fn allowed() -> String {
+                [$($text),+].join(", ")
+            }
+        }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+knob!(
+    /// A yes/no knob.
+    YesNo { /** The rule applies. */ Yes = "yes", /** The rule does not apply. */ No = "no" }
+);
+knob!(
+    /// Whether the centre square is a restricted throne.
+    ThroneKind { /** No throne. */ None = "none", /** The centre square is the throne. */ Centre = "centre" }
+);
+knob!(
+    /// Who may stop on the throne.
+    ThroneStop { /** Only the king (he may re-enter it). */ King = "king", /** Nobody, once the king has left. */ Nobody = "nobody" }
+);
+knob!(
+    /// Who may slide through the empty throne.
+    ThronePass { /** Every piece. */ All = "all", /** Only the king. */ King = "king", /** Nobody. */ Nobody = "nobody" }
+);
+knob!(
+    /// Against which pieces a square acts as a capturing jaw.
+    Hostility { /** Against both sides. */ All = "all", /** Against attackers only. */ Attackers = "attackers", /** Against nobody. */ None = "none" }
+);
+knob!(
+    /// Whether the king takes part in captures.
+    KingArmed {
+        /** As the moving piece and as the far jaw. */ Yes = "yes",
+        /** Only as the moving piece. */ Hammer = "hammer",
+        /** Only as the far jaw. */ Anvil = "anvil",
+        /** Never. */ No = "no",
+    }
+);
+knob!(
+    /// How the king is captured.
+    KingCapture {
+        /** Surrounded on four sides (the empty throne may be one); never on the edge. */ Strong = "strong",
+        /** Strong on or next to the throne, like a soldier elsewhere. */ StrongNearThrone = "strong_near_throne",
+        /** Like a soldier everywhere. */ Weak = "weak",
+    }
+);
+knob!(
+    /// Where the king escapes.
+    Escape { /** On a corner square. */ Corners = "corners", /** On any edge square. */ Edge = "edge" }
+);
+knob!(
+    /// What a third occurrence of a position does.
+    Repetition {
+        /** Nothing. */ Ignore = "ignore",
+        /** The game is drawn. */ Draw = "draw",
+        /** The attackers win, whoever repeated. */ DefendersLose = "defenders_lose",
+        /** The side that just moved loses. */ MoverLoses = "mover_loses",
+    }
+);
+knob!(
+    /// What happens to a side that has no legal move on its turn.
+    NoMoves { /** It loses. */ Loses = "loses", /** The game is drawn. */ Draw = "draw" }
+);
+
+impl Hostility {
+    /// Whether the square is hostile to pieces of `victim`.
+    #[inline]
+    pub const fn against(self, victim: Side) -> bool {
+        match self {
+            Hostility::All => true,
+            Hostility::Attackers => matches!(victim, Side::Attackers),
+            Hostility::None => false,
+        }
+    }
+}
+
+impl KingArmed {
+    /// The king captures as the moving piece.
+    pub const fn hammer(self) -> bool {
+        matches!(self, KingArmed::Yes | KingArmed::Hammer)
+    }
+    /// The king serves as the far jaw of a capture.
+    pub const fn anvil(self) -> bool {
+        matches!(self, KingArmed::Yes | KingArmed::Anvil)
+    }
+}
+
+/// The `corners` knob: no refuge squares, the four board corners, or a list of squares.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CornersSpec {
+    /// `"none"` or `"corners"`.
+    Word(String),
+    /// Explicit squares, such as the 2x2 blocks of Alea Evangelii.
+    Squares(Vec<String>),
+}
+
+/// The file format of a ruleset: every knob of `RULES.md` is required.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesFile {
+    /// Short id used on the command line (`brandubh`).
+    pub id: String,
+    /// Display name (`Brandubh`).
+    pub name: String,
+    /// Board side, odd, 7..=19.
+    pub size: usize,
+    /// Who moves first.
+    pub first: Side,
+    /// Restricted refuge squares.
+    pub corners: CornersSpec,
+    /// Whether the centre is a restricted throne.
+    pub throne: ThroneKind,
+    /// Who may stop on the throne.
+    pub throne_stop: ThroneStop,
+    /// Who may slide through the empty throne.
+    pub throne_pass: ThronePass,
+    /// Corners as capturing jaws.
+    pub corner_hostile: Hostility,
+    /// The empty throne as a capturing jaw.
+    pub empty_throne_hostile: Hostility,
+    /// The king-occupied throne as a jaw against attackers.
+    pub occupied_throne_hostile_to_attackers: YesNo,
+    /// Whether the king captures.
+    pub king_armed: KingArmed,
+    /// How the king is captured.
+    pub king_capture: KingCapture,
+    /// Where the king escapes.
+    pub escape: Escape,
+    /// Copenhagen shieldwall captures.
+    pub shieldwall: YesNo,
+    /// Copenhagen exit fort win.
+    pub exit_fort: YesNo,
+    /// Copenhagen encirclement win.
+    pub encirclement: YesNo,
+    /// Third occurrence of a position.
+    pub repetition: Repetition,
+    /// A side with no legal move.
+    pub no_moves: NoMoves,
+    /// Start position as a diagram, top rank first (`A`, `D`, `K`, `.`, `#`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<String>,
+    /// Start position as an OpenTafl position record, rank 1 first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<String>,
+}
+
+/// A validated ruleset: the file's knobs plus the squares they name and the start position.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Ruleset {
+    /// The knobs as written.
+    pub file: RulesFile,
+    /// Restricted refuge squares.
+    pub corners: Vec<Sq>,
+    /// The throne square, if any.
+    pub throne: Option<Sq>,
+    /// The start position's pieces.
+    pub start: Vec<(Sq, Piece)>,
+}
+
+macro_rules! builtins {
+    ($($id:literal),+ $(,)?) => {
+        /// The ids of the rulesets embedded in the binary.
+        pub const BUILTIN_IDS: &[&str] = &[$($id),+];
+        fn builtin_text(id: &str) -> Option<&'static str> {
+            match id {
+                $($id => Some(include_str!(concat!("../../configs/rules/", $id, ".toml"))),)+
+                _ => None,
+            }
+        }
+    };
+}
+
+builtins!(
+    "brandubh",
+    "tablut",
+    "hnefatafl",
+    "copenhagen",
+    "fetlar",
+    "brandubh-traditional",
+    "tablut-traditional",
+    "tawlbwrdd",
+    "alea-evangelii",
+);
+
+impl Ruleset {
+    /// A built-in ruleset by id, or a rules file by path.
+    pub fn load(spec: &str) -> Result<Ruleset, RulesError> {
+        if let Some(text) = builtin_text(spec) {
+            return Ruleset::from_toml(text, spec);
+        }
+        let path = Path::new(spec);
+        if spec.ends_with(".toml") || path.exists() {
+            let text = std::fs::read_to_string(path).map_err(|e| RulesError {
+                file: spec.to_string(),
+                message: format!("cannot read it: {e}"),
+            })?;
+            return Ruleset::from_toml(&text, spec);
+        }
+        Err(RulesError {
+            file: spec.to_string(),
+            message: format!(
+                "no such built-in ruleset or file; built-in rulesets: {}",
+                BUILTIN_IDS.join(", ")
+            ),
+        })
+    }
+
+    /// A built-in ruleset; panics only if the embedded files are broken, which a test rules out.
+    pub fn builtin(id: &str) -> Ruleset {
+        match Ruleset::load(id) {
+            Ok(r) => r,
+            Err(e) => panic!("built-in ruleset {id} is broken: {e}"),
+        }
+    }
+
+    /// Parses and validates a rules file's text; `file` names it in errors.
+    pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, RulesError> {
+        let parsed: RulesFile = toml::from_str(text).map_err(|e| RulesError {
+            file: file.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        Ruleset::from_file(parsed).map_err(|message| RulesError {
+            file: file.to_string(),
+            message,
+        })
+    }
+
+    /// Validates the knobs of a parsed file; the error names the field and what is allowed.
+    pub fn from_file(file: RulesFile) -> Result<Ruleset, String> {
+        let n = file.size;
+        if !(7..=MAX_SIZE).contains(&n) || n % 2 == 0 {
+            return Err(format!(
+                "field `size`: {n} is not allowed; allowed values: odd numbers 7..={MAX_SIZE}"
+            ));
+        }
+        if file.id.is_empty()
+            || !file
+                .id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(format!(
+                "field `id`: `{}` is not allowed; allowed: letters, digits, `-` and `_`",
+                file.id
+            ));
+        }
+        let corners = match &file.corners {
+            CornersSpec::Word(w) if w == "none" => vec![],
+            CornersSpec::Word(w) if w == "corners" => {
+                vec![square(n, 0, 0), square(n, n - 1, 0), square(n, 0, n - 1), square(n, n - 1, n - 1)]
+            }
+            CornersSpec::Word(w) => {
+                return Err(format!(
+                    "field `corners`: `{w}` is not allowed; allowed values: none, corners, or a list of squares such as [\"a1\", \"b1\"]"
+                ))
+            }
+            CornersSpec::Squares(list) => {
+                let mut v = Vec::new();
+                for s in list {
+                    let sq = parse_square(n, s).map_err(|e| format!("field `corners`: {e}"))?;
+                    if v.contains(&sq) {
+                        return Err(format!("field `corners`: `{s}` is listed twice"));
+                    }
+                    v.push(sq);
+                }
+                v.sort_unstable();
+                v
+            }
+        };
+        let throne = match file.throne {
+            ThroneKind::None => None,
+            ThroneKind::Centre => Some(square(n, n / 2, n / 2)),
+        };
+        if let (Some(t), true) = (throne, corners.contains(&square(n, n / 2, n / 2))) {
+            return Err(format!(
+                "field `corners`: the throne square {} cannot also be a corner",
+                crate::square::square_name(n, t)
+            ));
+        }
+        if file.escape == Escape::Corners && corners.is_empty() {
+            return Err(
+                "field `escape`: `corners` needs corner squares, but `corners` is `none`; allowed values here: edge".into(),
+            );
+        }
+        let start = match (&file.setup, &file.position) {
+            (Some(d), None) => parse_setup(n, d, false).map_err(|e| format!("field `setup`: {e}"))?,
+            (None, Some(p)) => parse_setup(n, p, true).map_err(|e| format!("field `position`: {e}"))?,
+            _ => {
+                return Err(
+                    "exactly one of the fields `setup` (a diagram) and `position` (an OpenTafl position record) must be given".into(),
+                )
+            }
+        };
+        let rs = Ruleset {
+            file,
+            corners,
+            throne,
+            start,
+        };
+        rs.check_pieces(&rs.start)
+            .map_err(|e| format!("start position: {e}"))?;
+        Ok(rs)
+    }
+
+    /// Checks that a set of pieces is a position these rules can hold: one king, no soldier on a
+    /// restricted square, every square on the board, no square twice.
+    pub fn check_pieces(&self, pieces: &[(Sq, Piece)]) -> Result<(), String> {
+        let n = self.size();
+        let kings = pieces.iter().filter(|(_, p)| *p == Piece::King).count();
+        if kings != 1 {
+            return Err(format!("a position needs exactly one king, found {kings}"));
+        }
+        let mut seen = vec![false; n * n];
+        for &(sq, p) in pieces {
+            let i = sq as usize;
+            if i >= n * n {
+                return Err(format!("square index {sq} is off the board"));
+            }
+            if seen[i] {
+                return Err(format!("{} holds two pieces", crate::square::square_name(n, sq)));
+            }
+            seen[i] = true;
+            if p != Piece::King && self.is_restricted(sq) {
+                return Err(format!(
+                    "a soldier stands on the restricted square {}",
+                    crate::square::square_name(n, sq)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The ruleset's id.
+    pub fn id(&self) -> &str {
+        &self.file.id
+    }
+    /// Board side length.
+    pub fn size(&self) -> usize {
+        self.file.size
+    }
+    /// True for corner and throne squares.
+    pub fn is_restricted(&self, sq: Sq) -> bool {
+        self.corners.contains(&sq) || self.throne == Some(sq)
+    }
+
+    /// The rules file text of this ruleset (with the start position as a diagram).
+    pub fn to_toml(&self) -> String {
+        let mut f = self.file.clone();
+        f.position = None;
+        f.setup = Some(crate::diagram::setup_diagram(self));
+        toml::to_string(&f).unwrap_or_default()
+    }
+
+    /// Sets one knob by name from its text, as `--set repetition=draw` does.
+    pub fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let f = &mut self.file;
+        fn p<T>(key: &str, value: &str, parse: fn(&str) -> Option<T>, allowed: String) -> Result<T, String> {
+            parse(value)
+                .ok_or_else(|| format!("knob `{key}`: `{value}` is not allowed; allowed values: {allowed}"))
+        }
+        match key {
+            "first" => {
+                f.first = match value {
+                    "attackers" => Side::Attackers,
+                    "defenders" => Side::Defenders,
+                    _ => return Err(format!("knob `first`: `{value}` is not allowed; allowed values: attackers, defenders")),
+                }
+            }
+            "throne_stop" => f.throne_stop = p(key, value, ThroneStop::parse, ThroneStop::allowed())?,
+            "throne_pass" => f.throne_pass = p(key, value, ThronePass::parse, ThronePass::allowed())?,
+            "corner_hostile" => f.corner_hostile = p(key, value, Hostility::parse, Hostility::allowed())?,
+            "empty_throne_hostile" => f.empty_throne_hostile = p(key, value, Hostility::parse, Hostility::allowed())?,
+            "occupied_throne_hostile_to_attackers" => {
+                f.occupied_throne_hostile_to_attackers = p(key, value, YesNo::parse, YesNo::allowed())?
+            }
+            "king_armed" => f.king_armed = p(key, value, KingArmed::parse, KingArmed::allowed())?,
+            "king_capture" => f.king_capture = p(key, value, KingCapture::parse, KingCapture::allowed())?,
+            "escape" => f.escape = p(key, value, Escape::parse, Escape::allowed())?,
+            "shieldwall" => f.shieldwall = p(key, value, YesNo::parse, YesNo::allowed())?,
+            "exit_fort" => f.exit_fort = p(key, value, YesNo::parse, YesNo::allowed())?,
+            "encirclement" => f.encirclement = p(key, value, YesNo::parse, YesNo::allowed())?,
+            "repetition" => f.repetition = p(key, value, Repetition::parse, Repetition::allowed())?,
+            "no_moves" => f.no_moves = p(key, value, NoMoves::parse, NoMoves::allowed())?,
+            _ => {
+                return Err(format!(
+                    "unknown knob `{key}`; knobs that can be set: first, throne_stop, throne_pass, corner_hostile, empty_throne_hostile, occupied_throne_hostile_to_attackers, king_armed, king_capture, escape, shieldwall, exit_fort, encirclement, repetition, no_moves"
+                ))
+            }
+        }
+        let file = self.file.clone();
+        *self = Ruleset::from_file(file)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_loads() {
+        for id in BUILTIN_IDS {
+            let r = Ruleset::load(id).unwrap();
+            assert_eq!(r.id(), *id);
+        }
+    }
+
+    #[test]
+    fn bad_values_name_the_field_and_allowed_values() {
+        let text = builtin_text("brandubh")
+            .unwrap()
+            .replace("king_capture = \"strong\"", "king_capture = \"stronk\"");
+        let e = Ruleset::from_toml(&text, "bad.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("bad.toml") && e.contains("king_capture") && e.contains("strong_near_throne"),
+            "{e}"
+        );
+        let text = format!("{}\nbogus = 1\n", builtin_text("brandubh").unwrap());
+        let e = Ruleset::from_toml(&text, "x.toml").unwrap_err().to_string();
+        assert!(e.contains("bogus"), "{e}");
+        let text = builtin_text("brandubh").unwrap().replace("size = 7", "size = 8");
+        let e = Ruleset::from_toml(&text, "x.toml").unwrap_err().to_string();
+        assert!(e.contains("size") && e.contains("odd"), "{e}");
+    }
+
+    #[test]
+    fn set_knob_rejects_unknown_knobs_and_values() {
+        let mut r = Ruleset::builtin("hnefatafl");
+        r.set_knob("repetition", "defenders_lose").unwrap();
+        assert_eq!(r.file.repetition, Repetition::DefendersLose);
+        assert!(r
+            .set_knob("repetition", "sometimes")
+            .unwrap_err()
+            .contains("mover_loses"));
+        assert!(r.set_knob("knights", "yes").unwrap_err().contains("unknown knob"));
+    }
+
+    #[test]
+    fn to_toml_round_trips() {
+        for id in BUILTIN_IDS {
+            let r = Ruleset::builtin(id);
+            let back = Ruleset::from_toml(&r.to_toml(), "round-trip").unwrap();
+            assert_eq!(back.start.len(), r.start.len());
+            assert_eq!(back.corners, r.corners);
+            let mut a = r.start.clone();
+            let mut b = back.start.clone();
+            a.sort_by_key(|x| x.0);
+            b.sort_by_key(|x| x.0);
+            assert_eq!(a, b);
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! `tafl bench`: engine speed on one thread, the figures the issues set targets for.
+
+use std::time::Instant;
+use tafl_engine::{game_seed, random_game, with_board, BitSet, MoveList, Position, Rules, Ruleset};
+
+/// Prints move generations per second at the start position and random-game plies per second.
+pub fn run(sets: &[Ruleset], seconds: f64) {
+    for rs in sets {
+        let (gens, count, plies) = with_board!(rs, B, rules => measure::<B>(&rules, seconds));
+        println!(
+            "{:<22} movegen (list) {:>12.0}/s   count {:>12.0}/s   random plies {:>12.0}/s",
+            rs.id(),
+            gens,
+            count,
+            plies
+        );
+    }
+}
+
+fn measure<B: BitSet>(rules: &Rules<B>, seconds: f64) -> (f64, f64, f64) {
+    let pos = Position::start(rules);
+    let mut list = MoveList::new();
+    let rate = |f: &mut dyn FnMut() -> u64| {
+        let t0 = Instant::now();
+        let mut work = 0u64;
+        while t0.elapsed().as_secs_f64() < seconds {
+            work += f();
+        }
+        work as f64 / t0.elapsed().as_secs_f64()
+    };
+    let gens = rate(&mut || {
+        for _ in 0..1000 {
+            pos.legal_moves(rules, std::hint::black_box(&mut list));
+        }
+        1000
+    });
+    let count = rate(&mut || {
+        let mut s = 0u32;
+        for _ in 0..1000 {
+            s = s.wrapping_add(std::hint::black_box(&pos).count_moves(rules));
+        }
+        std::hint::black_box(s);
+        1000
+    });
+    let mut game = 0u64;
+    let plies = rate(&mut || {
+        game += 1;
+        random_game(rules, game_seed(1, game), Some(10_000)).1 as u64
+    });
+    (gens, count, plies)
+}

@@ -1,0 +1,125 @@
+//! `tafl random`: uniformly random games in parallel, reproducible from the seed alone.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::time::Instant;
+use tafl_engine::{game_seed, random_game, with_board, BitSet, RandomStats, Reason, Rules, Ruleset};
+
+/// Plays `games` random games of `rs` and prints the tallies.
+pub fn run(
+    rs: &Ruleset,
+    games: u64,
+    seed: u64,
+    ply_limit: Option<u32>,
+    threads: Option<usize>,
+) -> Result<(), String> {
+    let pool = crate::cli::pool(threads)?;
+    let bar = progress_bar(games, rs.id());
+    let t0 = Instant::now();
+    let stats =
+        pool.install(|| with_board!(rs, B, rules => play_all::<B>(&rules, games, seed, ply_limit, &bar)));
+    bar.finish_and_clear();
+    let secs = t0.elapsed().as_secs_f64();
+    print!("{}", report(rs.id(), &stats, seed, ply_limit));
+    eprintln!(
+        "{games} games, {} plies in {secs:.2} s ({:.0} plies/s)",
+        stats.total_plies,
+        stats.total_plies as f64 / secs.max(1e-9)
+    );
+    Ok(())
+}
+
+/// A progress bar that only draws on a terminal (indicatif hides itself otherwise).
+pub fn progress_bar(len: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    if let Ok(style) =
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} games, {per_sec}, eta {eta}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(label.to_string());
+    bar
+}
+
+/// Plays games `0..games` with per-game seeds; the tally is a sum, so neither the order nor
+/// the thread count changes it.
+pub fn play_all<B: BitSet>(
+    rules: &Rules<B>,
+    games: u64,
+    seed: u64,
+    ply_limit: Option<u32>,
+    bar: &ProgressBar,
+) -> RandomStats {
+    const CHUNK: u64 = 256;
+    let chunks = games.div_ceil(CHUNK);
+    (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let mut s = RandomStats::default();
+            let end = ((c + 1) * CHUNK).min(games);
+            for i in c * CHUNK..end {
+                let (o, plies) = random_game(rules, game_seed(seed, i), ply_limit);
+                s.add(o, plies);
+            }
+            bar.inc(end - c * CHUNK);
+            s
+        })
+        .reduce(RandomStats::default, RandomStats::merge)
+}
+
+/// The figures as printed by `tafl random`.
+pub fn report(id: &str, s: &RandomStats, seed: u64, ply_limit: Option<u32>) -> String {
+    let pct = |x: u64| {
+        if s.games == 0 {
+            0.0
+        } else {
+            100.0 * x as f64 / s.games as f64
+        }
+    };
+    let mut out = format!(
+        "rules: {id}, games: {}, seed: {seed}, ply limit: {}\n",
+        s.games,
+        ply_limit.map_or("none".to_string(), |l| l.to_string())
+    );
+    out.push_str(&format!(
+        "defender wins: {} ({:.2}%)\n",
+        s.defender_wins,
+        pct(s.defender_wins)
+    ));
+    out.push_str(&format!(
+        "attacker wins: {} ({:.2}%)\n",
+        s.attacker_wins,
+        pct(s.attacker_wins)
+    ));
+    out.push_str(&format!(
+        "decisive games: {} ({:.2}%)\n",
+        s.decisive(),
+        pct(s.decisive())
+    ));
+    out.push_str(&format!("draws: {} ({:.2}%)\n", s.draws, pct(s.draws)));
+    out.push_str(&format!(
+        "no result: {} ({:.2}%)\n",
+        s.no_result,
+        pct(s.no_result)
+    ));
+    out.push_str(&format!(
+        "average length (plies, decided games): {:.2}\n",
+        s.avg_decided_length()
+    ));
+    let reasons = [
+        Reason::Escape,
+        Reason::KingCaptured,
+        Reason::ExitFort,
+        Reason::Encirclement,
+        Reason::Repetition,
+        Reason::NoMoves,
+        Reason::PlyLimit,
+    ];
+    let parts: Vec<String> = reasons
+        .iter()
+        .filter(|r| s.by_reason[**r as usize] > 0)
+        .map(|r| format!("{} {}", r.name(), s.by_reason[*r as usize]))
+        .collect();
+    out.push_str(&format!("endings: {}\n", parts.join(", ")));
+    out
+}
