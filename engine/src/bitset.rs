@@ -35,9 +35,9 @@ pub trait BitSet:
     fn single(i: usize) -> Self;
     /// The set of squares `0..i`.
     fn below(i: usize) -> Self;
-    /// Every index moved up by `k` (1 <= k < 64); bits pushed past the top are lost.
+    /// Every index moved up by `k` (`k < CAPACITY`); bits pushed past the top are lost.
     fn shl(self, k: u32) -> Self;
-    /// Every index moved down by `k` (1 <= k < 64); bits pushed below zero are lost.
+    /// Every index moved down by `k` (`k < CAPACITY`); bits pushed below zero are lost.
     fn shr(self, k: u32) -> Self;
     /// Number of squares in the set.
     fn count(self) -> u32;
@@ -208,20 +208,28 @@ impl BitSet for Wide {
     }
     #[inline]
     fn shl(self, k: u32) -> Self {
+        let (words, bits) = ((k / 64) as usize, k % 64);
         let mut r = [0u64; WORDS];
-        r[0] = self.0[0] << k;
-        for i in 1..WORDS {
-            r[i] = (self.0[i] << k) | (self.0[i - 1] >> (64 - k));
+        for i in words..WORDS {
+            let src = i - words;
+            r[i] = self.0[src] << bits;
+            if bits > 0 && src > 0 {
+                r[i] |= self.0[src - 1] >> (64 - bits);
+            }
         }
         Wide(r)
     }
     #[inline]
     fn shr(self, k: u32) -> Self {
+        let (words, bits) = ((k / 64) as usize, k % 64);
         let mut r = [0u64; WORDS];
-        for i in 0..WORDS - 1 {
-            r[i] = (self.0[i] >> k) | (self.0[i + 1] << (64 - k));
+        for i in 0..WORDS - words {
+            let src = i + words;
+            r[i] = self.0[src] >> bits;
+            if bits > 0 && src + 1 < WORDS {
+                r[i] |= self.0[src + 1] << (64 - bits);
+            }
         }
-        r[WORDS - 1] = self.0[WORDS - 1] >> k;
         Wide(r)
     }
     #[inline]
@@ -281,8 +289,13 @@ mod tests {
             assert_eq!(s.highest(), i);
             assert!(s.has(i));
             assert_eq!(B::below(i).count() as usize, i);
-            if i + 5 < n {
-                assert_eq!(s.shl(5).lowest(), i + 5);
+            for k in [1, 5, 63, 64, 65, 130].into_iter().filter(|&k| k < n) {
+                if i + k < n {
+                    assert_eq!(s.shl(k as u32).lowest(), i + k);
+                    assert_eq!(s.shl(k as u32).shr(k as u32), s);
+                } else {
+                    assert!(s.shl(k as u32).is_empty());
+                }
             }
             if i >= 3 {
                 assert_eq!(s.shr(3).lowest(), i - 3);

@@ -3,7 +3,7 @@
 //! Two generators that tests hold against each other and against [`Position::check_move`]:
 //! - per piece, the squares it can reach (ray masks and the first blocker on each ray), for
 //!   move lists and search;
-//! - for a whole army at once, a bit-parallel fill one step at a time in each direction, for
+//! - for a whole army at once, a bit-parallel Kogge-Stone fill in each direction, for
 //!   counting moves (perft leaves) and for picking the k-th move (uniformly random playouts)
 //!   without listing them.
 
@@ -163,15 +163,7 @@ impl<B: BitSet> Position<B> {
             }
             let (stop, pass) = (stop & empty, pass & empty);
             for d in 0..4 {
-                let mut g = set;
-                loop {
-                    let reach = rules.step(g, d);
-                    total += (reach & stop).count();
-                    g = reach & pass;
-                    if g.is_empty() {
-                        break;
-                    }
-                }
+                total += (rules.slide(set, pass, d) & stop).count();
             }
         }
         total
@@ -203,8 +195,9 @@ impl<B: BitSet> Position<B> {
         false
     }
 
-    /// The `k`-th legal move (0-based, `k < count_moves()`) in the fill order of
-    /// [`Position::count_moves`]; drawing `k` uniformly draws each legal move with equal chance.
+    /// The `k`-th legal move (0-based, `k < count_moves()`) in the order of
+    /// [`Position::count_moves`] (soldiers then king, by direction, by target square); drawing
+    /// `k` uniformly draws each legal move with equal chance.
     #[inline]
     pub fn nth_move(&self, rules: &Rules<B>, mut k: u32) -> Option<Move> {
         let empty = rules.board & !self.occupied();
@@ -214,24 +207,16 @@ impl<B: BitSet> Position<B> {
             }
             let (stop, pass) = (stop & empty, pass & empty);
             for d in 0..4 {
-                let mut g = set;
-                let mut dist: isize = 1;
-                loop {
-                    let reach = rules.step(g, d);
-                    let stops = reach & stop;
-                    let c = stops.count();
-                    if k < c {
-                        let to = stops.nth(k);
-                        let from = to as isize - dist * rules.delta(d);
-                        return Some(Move::new(from as Sq, to as Sq));
-                    }
-                    k -= c;
-                    g = reach & pass;
-                    if g.is_empty() {
-                        break;
-                    }
-                    dist += 1;
+                let targets = rules.slide(set, pass, d) & stop;
+                let c = targets.count();
+                if k < c {
+                    let to = targets.nth(k);
+                    // The mover is the first piece of the group looking back from the target.
+                    let back = rules.rays[to][(d + 2) % 4] & set;
+                    let from = if d < 2 { back.highest() } else { back.lowest() };
+                    return Some(Move::new(from as Sq, to as Sq));
                 }
+                k -= c;
             }
         }
         None

@@ -42,7 +42,6 @@ pub struct Rules<B: BitSet> {
     pub(crate) board: B,
     pub(crate) edge: B,
     pub(crate) corners: B,
-    pub(crate) throne: B,
     pub(crate) throne_sq: Option<Sq>,
     pub(crate) near_throne: B,
     pub(crate) escape: B,
@@ -70,7 +69,8 @@ pub struct Rules<B: BitSet> {
     pub(crate) exit_fort: bool,
     pub(crate) encirclement: bool,
     pub(crate) repetition: Repetition,
-    pub(crate) zobrist: ZobristKeys,
+    /// The Zobrist keys of this board size.
+    pub zobrist: ZobristKeys,
 }
 
 impl<B: BitSet> Rules<B> {
@@ -164,7 +164,6 @@ impl<B: BitSet> Rules<B> {
             board,
             edge,
             corners,
-            throne,
             throne_sq: ruleset.throne,
             near_throne,
             escape,
@@ -207,21 +206,39 @@ impl<B: BitSet> Rules<B> {
         moved & self.dir_mask[d]
     }
 
+    /// Every square `k` steps from a square of `s` in direction `d`, without wrap masking.
+    #[inline]
+    fn shift(&self, s: B, d: usize, k: u32) -> B {
+        match d {
+            0 => s.shl(k * self.n as u32),
+            1 => s.shl(k),
+            2 => s.shr(k * self.n as u32),
+            _ => s.shr(k),
+        }
+    }
+
+    /// Every square a piece of `from` can slide to in direction `d` through squares of `pass`
+    /// (empty squares it may cross), plus the first square after each run; the caller keeps
+    /// those it may stop on. Kogge-Stone doubling: log2(n) steps for any run length. Runs of
+    /// different pieces never overlap (a piece blocks the one behind it), so the result's
+    /// size counts moves.
+    #[inline]
+    pub(crate) fn slide(&self, from: B, pass: B, d: usize) -> B {
+        let mut g = from;
+        let mut p = pass & self.dir_mask[d];
+        let mut k = 1u32;
+        while (k as usize) < self.n {
+            g |= p & self.shift(g, d, k);
+            p &= self.shift(p, d, k);
+            k *= 2;
+        }
+        self.step(g, d)
+    }
+
     /// Every square orthogonally next to a square of `s`.
     #[inline]
     pub(crate) fn neighbours(&self, s: B) -> B {
         self.step(s, 0) | self.step(s, 1) | self.step(s, 2) | self.step(s, 3)
-    }
-
-    /// The index change of one step in direction `d`.
-    #[inline]
-    pub(crate) fn delta(&self, d: usize) -> isize {
-        match d {
-            0 => self.n as isize,
-            1 => 1,
-            2 => -(self.n as isize),
-            _ => -1,
-        }
     }
 
     /// True for corner squares.

@@ -194,6 +194,23 @@ pub struct Ruleset {
     pub start: Vec<(Sq, Piece)>,
 }
 
+/// The parser's message, led by the field it concerns when the error points into a
+/// `key = value` line, so the user reads `field `escape`: unknown variant ...` first.
+fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
+    let full = e.to_string().trim_end().to_string();
+    let Some(span) = e.span() else { return full };
+    let line_start = text[..span.start.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    match line.split_once('=') {
+        Some((key, _)) if !key.trim().is_empty() && !key.contains('[') => {
+            format!("field `{}`: {}\n{full}", key.trim(), e.message().trim_end())
+        }
+        _ => full,
+    }
+}
+
 macro_rules! builtins {
     ($($id:literal),+ $(,)?) => {
         /// The ids of the rulesets embedded in the binary.
@@ -254,7 +271,7 @@ impl Ruleset {
     pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, RulesError> {
         let parsed: RulesFile = toml::from_str(text).map_err(|e| RulesError {
             file: file.to_string(),
-            message: e.to_string().trim_end().to_string(),
+            message: describe_toml_error(text, &e),
         })?;
         Ruleset::from_file(parsed).map_err(|message| RulesError {
             file: file.to_string(),
