@@ -222,6 +222,46 @@ impl<B: BitSet> Position<B> {
         None
     }
 
+    /// One legal move chosen by `choose(count)`, which must return an index below `count`
+    /// (it is called only when there is a move): the targets of every direction are computed
+    /// once, for both the count and the choice. `choose(count)` uniform in `0..count` draws
+    /// every legal move with equal chance; the order is that of [`Position::nth_move`].
+    #[inline]
+    pub fn pick_move(&self, rules: &Rules<B>, choose: impl FnOnce(u32) -> u32) -> Option<Move> {
+        let empty = rules.board & !self.occupied();
+        let mut targets = [B::EMPTY; 8];
+        let mut counts = [0u32; 8];
+        let mut total = 0;
+        let movers = self.movers(rules);
+        for (g, (set, stop, pass)) in movers.iter().enumerate() {
+            if set.is_empty() {
+                continue;
+            }
+            let (stop, pass) = (*stop & empty, *pass & empty);
+            for d in 0..4 {
+                let t = rules.slide(*set, pass, d) & stop;
+                targets[g * 4 + d] = t;
+                counts[g * 4 + d] = t.count();
+                total += counts[g * 4 + d];
+            }
+        }
+        if total == 0 {
+            return None;
+        }
+        let mut k = choose(total);
+        for i in 0..8 {
+            if k < counts[i] {
+                let (set, d) = (movers[i / 4].0, i % 4);
+                let to = targets[i].nth(k);
+                let back = rules.rays[to][(d + 2) % 4] & set;
+                let from = if d < 2 { back.highest() } else { back.lowest() };
+                return Some(Move::new(from as Sq, to as Sq));
+            }
+            k -= counts[i];
+        }
+        None
+    }
+
     /// The groups that move alike: the soldiers of the side to move, then the king if it is
     /// the defenders' turn, each with where it may stop and where it may slide on.
     #[inline]

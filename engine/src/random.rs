@@ -29,11 +29,11 @@ pub fn random_game<B: BitSet>(rules: &Rules<B>, seed: u64, ply_limit: Option<u32
         if let Some(o) = game.outcome() {
             return (o, game.ply());
         }
-        let pos = game.position();
-        let count = pos.count_moves(rules);
-        let k = rng.random_range(0..count);
-        let Some(mv) = pos.nth_move(rules, k) else {
-            unreachable!("move {k} of {count} not found");
+        let picked = game
+            .position()
+            .pick_move(rules, |count| rng.random_range(0..count));
+        let Some(mv) = picked else {
+            unreachable!("a game that is not over has a legal move");
         };
         game.play_unchecked(rules, mv);
     }

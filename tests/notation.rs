@@ -1,0 +1,144 @@
+//! Notation in and out: move text, OpenTafl position records, game records; and a file of
+//! inputs that must all be refused with an error rather than a panic.
+
+use proptest::prelude::*;
+use tafl_engine::*;
+
+fn rules(id: &str) -> Rules<u128> {
+    Rules::new(&Ruleset::builtin(id)).unwrap()
+}
+
+#[test]
+fn moves_print_with_their_captures() {
+    let r = rules("brandubh");
+    let pos = Position::from_diagram(
+        &r,
+        "
+        # . . . . . #
+        . . . . . . .
+        . . . D A . .
+        A . . K . . A
+        . . . . . . .
+        . . . . . . .
+        # A . . . . #",
+        Side::Attackers,
+    )
+    .unwrap();
+    let mut game = Game::from_position(&r, pos);
+    let (mv, _) = parse_move(7, "b1-b5").unwrap();
+    game.play(&r, mv).unwrap();
+    assert_eq!(played_text(7, &game.moves()[0]), "b1-b5");
+    let (mv, _) = parse_move(7, "g4-e4").unwrap();
+    assert!(game.play(&r, mv).is_err(), "defenders are to move");
+    let (mv, _) = parse_move(7, "d4-c4").unwrap();
+    game.play(&r, mv).unwrap();
+    let (mv, _) = parse_move(7, "b5-c5").unwrap();
+    game.play(&r, mv).unwrap();
+    assert_eq!(
+        played_text(7, &game.moves()[2]),
+        "b5-c5xd5",
+        "{}",
+        game.position().diagram(&r, &[])
+    );
+}
+
+#[test]
+fn position_records_round_trip_in_every_ruleset() {
+    for id in BUILTIN_IDS {
+        let rs = Ruleset::builtin(id);
+        with_board!(&rs, B, r => {
+            let start = Position::<B>::start(&r);
+            let text = position_record(&r, &start);
+            let back = position_from_record(&r, &text, start.to_move()).unwrap();
+            assert_eq!(back, start, "{id}: {text}");
+        });
+    }
+    let r = rules("brandubh");
+    assert_eq!(
+        position_record(&r, &Position::start(&r)),
+        "/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/"
+    );
+}
+
+#[test]
+fn game_records_round_trip() {
+    let r = rules("hnefatafl");
+    let (_, _) = random_game(&r, 5, Some(60));
+    // Play a real game and write it out.
+    let mut game = Game::new(&r).with_ply_limit(Some(120));
+    let mut i = 0u64;
+    while game.outcome().is_none() {
+        let moves = game.position().moves(&r);
+        let mv = moves[(game_seed(9, i) % moves.len() as u64) as usize];
+        game.play(&r, mv).unwrap();
+        i += 1;
+    }
+    let rec = GameRecord::from_game(&r, &game);
+    let text = rec.to_text();
+    assert!(text.starts_with("[Rules \"hnefatafl\"]"), "{text}");
+    let parsed = GameRecord::parse(&text).unwrap();
+    assert_eq!(parsed, rec);
+    let replayed = parsed.replay(&r).unwrap();
+    assert_eq!(replayed.position(), game.position());
+    assert_eq!(replayed.outcome(), game.outcome());
+    assert_eq!(replayed.moves(), game.moves());
+}
+
+#[test]
+fn game_records_from_a_position() {
+    let r = rules("brandubh");
+    let text = "[Rules \"brandubh\"]\n[Position \"/7/7/7/3K3/7/7/7/\"]\n[ToMove \"defenders\"]\n1. d4-d7 \n";
+    let rec = GameRecord::parse(text).unwrap();
+    let game = rec.replay(&r).unwrap();
+    assert_eq!(game.ply(), 1);
+    // d7 is an edge square, not a corner: no escape; but the attackers, who have no pieces,
+    // cannot move, and a side with no move loses.
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome::win(Side::Defenders, Reason::NoMoves))
+    );
+}
+
+#[test]
+fn bad_inputs_are_refused_with_an_error() {
+    let r = rules("brandubh");
+    let mut checked = 0;
+    for line in include_str!("data/bad-inputs.txt").lines() {
+        if line.starts_with('#') || line.trim().is_empty() && !line.contains('\t') {
+            continue;
+        }
+        let (kind, text) = line.split_once('\t').unwrap_or((line, ""));
+        let text = text.replace("\\n", "\n");
+        let failed = match kind {
+            "move" => parse_move(11, &text).is_err(),
+            "record" => position_from_record(&r, &text, Side::Attackers).is_err(),
+            "game" => GameRecord::parse(&text).and_then(|g| g.replay(&r)).is_err(),
+            other => panic!("unknown kind {other}"),
+        };
+        assert!(failed, "{kind} `{text}` should be refused");
+        checked += 1;
+    }
+    assert!(checked >= 35, "{checked}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn parsers_never_panic(text in "\\PC{0,40}") {
+        let r = rules("brandubh");
+        let _ = parse_move(11, &text);
+        let _ = position_from_record(&r, &text, Side::Attackers);
+        let _ = GameRecord::parse(&text).map(|g| g.replay(&r));
+        let _ = Ruleset::from_toml(&text, "fuzz.toml");
+        let _ = parse_diagram(7, &text);
+    }
+
+    #[test]
+    fn near_miss_records_never_panic(cut in 0usize..40, extra in "[tTK0-9/]{0,6}") {
+        let r = rules("brandubh");
+        let good = "/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/";
+        let text = format!("{}{}{}", &good[..cut.min(good.len())], extra, &good[cut.min(good.len())..]);
+        let _ = position_from_record(&r, &text, Side::Defenders);
+    }
+}
