@@ -207,6 +207,7 @@ impl BitSet for Wide {
         Wide(r)
     }
     #[inline]
+    #[allow(clippy::needless_range_loop)] // word arithmetic reads clearer with indices
     fn shl(self, k: u32) -> Self {
         let (words, bits) = ((k / 64) as usize, k % 64);
         let mut r = [0u64; WORDS];
@@ -220,6 +221,7 @@ impl BitSet for Wide {
         Wide(r)
     }
     #[inline]
+    #[allow(clippy::needless_range_loop)]
     fn shr(self, k: u32) -> Self {
         let (words, bits) = ((k / 64) as usize, k % 64);
         let mut r = [0u64; WORDS];

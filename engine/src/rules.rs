@@ -126,8 +126,7 @@ impl<B: BitSet> Rules<B> {
         }
         let mut near_throne = throne;
         if let Some(t) = ruleset.throne {
-            for d in 0..4 {
-                let s = nbr[t as usize][d];
+            for &s in &nbr[t as usize] {
                 if s != NONE {
                     near_throne |= B::single(s as usize);
                 }

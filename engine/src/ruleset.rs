@@ -282,7 +282,7 @@ impl Ruleset {
     /// Validates the knobs of a parsed file; the error names the field and what is allowed.
     pub fn from_file(file: RulesFile) -> Result<Ruleset, String> {
         let n = file.size;
-        if !(7..=MAX_SIZE).contains(&n) || n % 2 == 0 {
+        if !(7..=MAX_SIZE).contains(&n) || n.is_multiple_of(2) {
             return Err(format!(
                 "field `size`: {n} is not allowed; allowed values: odd numbers 7..={MAX_SIZE}"
             ));
