@@ -51,6 +51,14 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Replay real games from a CSV file (`moves,attacker_captures,defender_captures,result`)
+    /// and check every move and capture against the rules.
+    Replay {
+        /// Ruleset id or rules file.
+        rules: String,
+        /// The CSV file of games.
+        file: String,
+    },
     /// Measure engine speed: move generation and random-game plies per second, one thread.
     Bench {
         /// Rulesets to measure (comma separated).
@@ -104,6 +112,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
             let limit = (ply_limit > 0).then_some(ply_limit);
             crate::random_cmd::run(&rs, games, seed, limit, threads)
+        }
+        Command::Replay { rules, file } => {
+            let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+            crate::replay_cmd::run(&rs, &file)
         }
         Command::Bench { rules, seconds } => {
             let mut sets = Vec::new();

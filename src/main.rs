@@ -4,6 +4,7 @@ mod bench;
 mod cli;
 mod perft_cmd;
 mod random_cmd;
+mod replay_cmd;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -24,6 +24,7 @@ mod panel;
 mod perft;
 mod position;
 mod random;
+mod replay;
 mod rules;
 mod ruleset;
 mod side;
@@ -44,6 +45,10 @@ pub use panel::rules_panel;
 pub use perft::{perft, perft_divide};
 pub use position::{Move, MoveEffect, Position};
 pub use random::{game_seed, random_game, RandomStats};
+pub use replay::{
+    parse_csv_games, replay_csv, CsvGame, CsvMove, CsvResult, EarlyEnd, GameReplay, Mismatch, ReplayEnd,
+    ReplaySummary,
+};
 pub use rules::{Dir, Rules, DIRECTIONS, NONE};
 pub use ruleset::{
     CornersSpec, Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, RulesFile, Ruleset,

@@ -1,0 +1,22 @@
+//! `tafl replay`: replays real games from a CSV file and prints what the rules made of them.
+
+use tafl_engine::{replay_csv, with_board, Ruleset};
+
+/// Replays every game of `file` under `rs` and prints the summary. Fails when a move is
+/// illegal, a capture differs from the record, or a final result disagrees.
+pub fn run(rs: &Ruleset, file: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read `{file}`: {e}"))?;
+    let summary =
+        with_board!(rs, B, rules => replay_csv::<B>(&rules, &text)).map_err(|e| format!("{file}: {e}"))?;
+    print!("{summary}");
+    if summary.mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} games disagree with the rules `{}`",
+            summary.mismatches.len(),
+            summary.games,
+            rs.id()
+        ))
+    }
+}
