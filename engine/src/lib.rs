@@ -27,6 +27,7 @@ mod random;
 mod replay;
 mod rules;
 mod ruleset;
+pub mod search;
 mod side;
 mod square;
 mod symmetry;
@@ -48,6 +49,10 @@ pub use random::{game_seed, random_game, RandomStats};
 pub use replay::{
     parse_csv_games, replay_csv, CsvGame, CsvMove, CsvResult, EarlyEnd, GameReplay, Mismatch, ReplayEnd,
     ReplaySummary,
+};
+pub use search::{
+    classic_evaluator, EvalInput, Evaluation, Evaluator, EvaluatorFactory, EvaluatorSpec, Heuristic, Level, Levels,
+    MoveStat, Player, PlayerSpec, RootSelection, Rollout, Search, SearchConfig, SearchResult, Uniform, Wdl,
 };
 pub use rules::{Dir, Rules, DIRECTIONS, NONE};
 pub use ruleset::{

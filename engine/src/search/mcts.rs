@@ -1,0 +1,651 @@
+//! Monte Carlo tree search: PUCT with batched leaf evaluation under virtual loss, Dirichlet
+//! noise, an optional Gumbel root with sequential halving, tree reuse between moves, terminal
+//! detection without the evaluator, and a solver that propagates proven results.
+//!
+//! Values are stored from the point of view of the side that made the move leading to a node,
+//! so a parent picks the child with the highest value directly.
+
+use super::config::{RootSelection, SearchConfig};
+use super::evaluator::{EvalInput, Evaluator};
+use super::noise;
+use crate::bitset::BitSet;
+use crate::game::Game;
+use crate::position::Move;
+use crate::rules::Rules;
+use crate::side::Side;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+const UNKNOWN: i8 = 2;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    Unexpanded,
+    /// Waiting for the evaluator in the current batch.
+    Pending,
+    Expanded,
+    /// The game is over here; `proven` holds the result.
+    Terminal,
+}
+
+#[derive(Clone, Debug)]
+struct Node {
+    mv: Move,
+    prior: f32,
+    visits: u32,
+    in_flight: u32,
+    value_sum: f32,
+    first_child: u32,
+    num_children: u32,
+    state: State,
+    /// Proven result for the side that moved into this node: 1 win, 0 draw, -1 loss.
+    proven: i8,
+}
+
+impl Node {
+    fn new(mv: Move, prior: f32) -> Node {
+        Node {
+            mv,
+            prior,
+            visits: 0,
+            in_flight: 0,
+            value_sum: 0.0,
+            first_child: 0,
+            num_children: 0,
+            state: State::Unexpanded,
+            proven: UNKNOWN,
+        }
+    }
+    fn children(&self) -> std::ops::Range<usize> {
+        self.first_child as usize..(self.first_child + self.num_children) as usize
+    }
+    fn q(&self) -> f32 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.value_sum / self.visits as f32
+        }
+    }
+}
+
+/// What the search found for one root move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveStat {
+    /// The move.
+    pub mv: Move,
+    /// Simulations through it.
+    pub visits: u32,
+    /// Mean value for the side to move at the root, in [-1, 1].
+    pub q: f32,
+    /// The evaluator's prior.
+    pub prior: f32,
+    /// Proven result for the side to move: `Some(1)` win, `Some(0)` draw, `Some(-1)` loss.
+    pub proven: Option<i8>,
+}
+
+/// The result of a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The chosen move (see [`Search::run`] for how temperature and the root rule choose it).
+    pub best: Move,
+    /// Every root move, in the order of the root's legal moves.
+    pub moves: Vec<MoveStat>,
+    /// The improved policy over `moves`: visit shares under PUCT, the completed-Q policy under
+    /// the Gumbel root. This is the training target.
+    pub policy: Vec<f32>,
+    /// The root's value for the side to move, in [-1, 1].
+    pub value: f32,
+    /// Proven result of the root for the side to move, if the solver found one.
+    pub proven: Option<i8>,
+    /// The principal variation from the root (most visited line).
+    pub pv: Vec<Move>,
+    /// Simulations run by this call.
+    pub simulations: u32,
+}
+
+/// A search tree that is kept between moves of one game.
+pub struct Search<B: BitSet> {
+    config: SearchConfig,
+    nodes: Vec<Node>,
+    root: usize,
+    game: Game<B>,
+    rng: ChaCha8Rng,
+    root_priors: Option<Vec<f32>>,
+}
+
+/// A leaf waiting for evaluation.
+struct PendingLeaf<B: BitSet> {
+    path: Vec<usize>,
+    game: Game<B>,
+}
+
+impl<B: BitSet> Search<B> {
+    /// A search for `game`, seeded: the same seed, game and evaluator give the same result.
+    pub fn new(config: SearchConfig, game: &Game<B>, seed: u64) -> Search<B> {
+        let mut s = Search {
+            config,
+            nodes: Vec::new(),
+            root: 0,
+            game: game.clone(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            root_priors: None,
+        };
+        s.reset_tree();
+        s
+    }
+
+    fn reset_tree(&mut self) {
+        self.nodes.clear();
+        self.nodes.push(Node::new(Move::default(), 1.0));
+        self.root = 0;
+        if let Some(o) = self.game.outcome() {
+            self.nodes[0].state = State::Terminal;
+            self.nodes[0].proven = proven_for(o.winner, self.game.position().to_move().opponent());
+        }
+    }
+
+    /// The parameters.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+    /// The game at the root.
+    pub fn game(&self) -> &Game<B> {
+        &self.game
+    }
+    /// Simulations already stored at the root (kept from earlier searches by tree reuse).
+    pub fn root_visits(&self) -> u32 {
+        self.nodes[self.root].visits
+    }
+    /// Nodes held in the tree.
+    pub fn tree_size(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Brings the root to `game`: follows up to a few new moves of the same game through the
+    /// tree (keeping their subtrees), or starts a new tree.
+    pub fn sync(&mut self, rules: &Rules<B>, game: &Game<B>) {
+        let old = self.game.moves();
+        let new = game.moves();
+        let same_start = self.game.start() == game.start();
+        if same_start && new.len() >= old.len() && new[..old.len()] == *old && new.len() - old.len() <= 4 {
+            let extra: Vec<Move> = new[old.len()..].iter().map(|p| p.mv).collect();
+            for mv in extra {
+                self.advance(rules, mv);
+            }
+            if self.game.position() == game.position() {
+                return;
+            }
+        }
+        self.game = game.clone();
+        self.reset_tree();
+    }
+
+    /// Plays `mv` at the root and keeps its subtree as the new tree.
+    pub fn advance(&mut self, rules: &Rules<B>, mv: Move) {
+        let root = &self.nodes[self.root];
+        let child = root.children().find(|&c| self.nodes[c].mv == mv);
+        if self.game.outcome().is_some() {
+            return;
+        }
+        self.game.play_unchecked(rules, mv);
+        self.root_priors = None;
+        match child {
+            Some(c) if self.nodes[c].state != State::Unexpanded => self.reroot(c),
+            _ => self.reset_tree(),
+        }
+    }
+
+    /// Copies the subtree under `new_root` into a fresh arena (children stay contiguous).
+    fn reroot(&mut self, new_root: usize) {
+        let mut out = Vec::with_capacity(self.nodes.len() / 2 + 1);
+        out.push(self.nodes[new_root].clone());
+        let mut queue = std::collections::VecDeque::from([(new_root, 0usize)]);
+        while let Some((old, new)) = queue.pop_front() {
+            let range = self.nodes[old].children();
+            let start = out.len();
+            for (j, c) in range.enumerate() {
+                out.push(self.nodes[c].clone());
+                queue.push_back((c, start + j));
+            }
+            out[new].first_child = start as u32;
+        }
+        self.nodes = out;
+        self.root = 0;
+    }
+
+    /// Runs `config.simulations` simulations from the root and returns the result. The move
+    /// is chosen by proven win first; else under the Gumbel root the sequential-halving
+    /// winner; else the most visited move, or with `temperature > 0` a draw with
+    /// probability proportional to visits^(1/temperature).
+    pub fn run(&mut self, rules: &Rules<B>, evaluator: &dyn Evaluator<B>, temperature: f32) -> Option<SearchResult> {
+        if self.game.outcome().is_some() {
+            return None;
+        }
+        let mut done = 0u32;
+        if self.nodes[self.root].state == State::Unexpanded {
+            done += self.simulate_batch(rules, evaluator, 1, &[]);
+        }
+        if self.nodes[self.root].num_children == 0 {
+            return None;
+        }
+        if self.config.dirichlet_epsilon > 0.0 {
+            let kids = self.nodes[self.root].children();
+            let noise = noise::dirichlet(&mut self.rng, self.config.dirichlet_alpha, kids.len());
+            let eps = self.config.dirichlet_epsilon;
+            self.root_priors =
+                Some(kids.zip(noise).map(|(c, n)| (1.0 - eps) * self.nodes[c].prior + eps * n).collect());
+        }
+        let total = self.config.simulations;
+        let mut gumbel_choice = None;
+        match self.config.root {
+            RootSelection::Puct => {
+                while done < total && !self.root_solved() {
+                    let want = (total - done).min(self.config.batch_size);
+                    let ran = self.simulate_batch(rules, evaluator, want, &[]);
+                    if ran == 0 {
+                        break;
+                    }
+                    done += ran;
+                }
+            }
+            RootSelection::Gumbel => {
+                let (choice, ran) = self.gumbel_root(rules, evaluator, total.saturating_sub(done));
+                gumbel_choice = Some(choice);
+                done += ran;
+            }
+        }
+        Some(self.result(temperature, gumbel_choice, done))
+    }
+
+    fn root_solved(&self) -> bool {
+        self.config.solver && self.nodes[self.root].proven != UNKNOWN
+    }
+
+    /// Gumbel-top-k with sequential halving; returns the chosen root child and the simulations run.
+    fn gumbel_root(&mut self, rules: &Rules<B>, evaluator: &dyn Evaluator<B>, budget: u32) -> (usize, u32) {
+        let kids: Vec<usize> = self.nodes[self.root].children().collect();
+        let logits: Vec<f32> = kids.iter().map(|&c| self.nodes[c].prior.max(1e-12).ln()).collect();
+        let g: Vec<f32> = kids.iter().map(|_| noise::gumbel(&mut self.rng)).collect();
+        let mut cand: Vec<usize> = (0..kids.len()).collect();
+        cand.sort_by(|&a, &b| (g[b] + logits[b]).total_cmp(&(g[a] + logits[a])));
+        cand.truncate((self.config.gumbel_k as usize).min(kids.len()));
+        let phases = (cand.len() as f32).log2().ceil().max(1.0) as u32;
+        let mut ran = 0u32;
+        let mut left = budget;
+        for phase in 0..phases {
+            if cand.len() <= 1 || left == 0 {
+                break;
+            }
+            let per = (left / ((phases - phase) * cand.len() as u32)).max(1);
+            let mut schedule: Vec<usize> = Vec::new();
+            for _ in 0..per {
+                schedule.extend(cand.iter().map(|&i| kids[i]));
+            }
+            schedule.truncate(left as usize);
+            for chunk in schedule.chunks(self.config.batch_size as usize) {
+                let r = self.simulate_batch(rules, evaluator, chunk.len() as u32, chunk);
+                ran += r;
+                left = left.saturating_sub(r.max(1));
+            }
+            let score = |s: &Self, i: usize| g[i] + logits[i] + s.sigma(s.nodes[kids[i]].q());
+            cand.sort_by(|&a, &b| score(self, b).total_cmp(&score(self, a)));
+            cand.truncate(cand.len().div_ceil(2));
+        }
+        // Spend what is left on PUCT from the root so the tree (and reuse) keeps growing.
+        while left > 0 && !self.root_solved() {
+            let r = self.simulate_batch(rules, evaluator, left.min(self.config.batch_size), &[]);
+            if r == 0 {
+                break;
+            }
+            ran += r;
+            left = left.saturating_sub(r);
+        }
+        let score = |s: &Self, i: usize| g[i] + logits[i] + s.sigma(s.nodes[kids[i]].q());
+        let best = cand.iter().copied().max_by(|&a, &b| score(self, a).total_cmp(&score(self, b))).unwrap_or(0);
+        (kids[best], ran)
+    }
+
+    /// The monotone transform of a value in [-1, 1] used by the Gumbel root.
+    fn sigma(&self, q: f32) -> f32 {
+        let max_visits = self.nodes[self.root].children().map(|c| self.nodes[c].visits).max().unwrap_or(0);
+        (self.config.gumbel_c_visit + max_visits as f32) * self.config.gumbel_c_scale * (q + 1.0) / 2.0
+    }
+
+    /// Runs up to `want` simulations, evaluating their leaves in one call; returns how many
+    /// ran. With a non-empty `forced`, simulation `i` goes through root child `forced[i]`
+    /// (a colliding one is dropped).
+    fn simulate_batch(&mut self, rules: &Rules<B>, evaluator: &dyn Evaluator<B>, want: u32, forced: &[usize]) -> u32 {
+        let mut pending: Vec<PendingLeaf<B>> = Vec::new();
+        let mut ran = 0;
+        let mut collisions = 0;
+        let mut attempt = 0;
+        while (pending.len() as u32) + ran < want && collisions < want.max(4) {
+            let force = if forced.is_empty() {
+                None
+            } else if attempt < forced.len() {
+                Some(forced[attempt])
+            } else {
+                break;
+            };
+            attempt += 1;
+            match self.descend(rules, force) {
+                Descent::Leaf(p) => pending.push(p),
+                Descent::Backed => ran += 1,
+                Descent::Collision => collisions += 1,
+            }
+            if self.root_solved() {
+                break;
+            }
+        }
+        if pending.is_empty() {
+            return ran;
+        }
+        let lists: Vec<_> = pending.iter().map(|p| p.game.position().moves(rules)).collect();
+        let inputs: Vec<EvalInput<B>> = pending
+            .iter()
+            .zip(&lists)
+            .map(|(p, l)| EvalInput {
+                position: p.game.position(),
+                moves: l.as_slice(),
+                occurrences: p.game.occurrences().min(255) as u8,
+                ply: p.game.ply(),
+            })
+            .collect();
+        let evals = evaluator.evaluate(rules, &inputs);
+        for ((leaf, list), eval) in pending.iter().zip(&lists).zip(evals) {
+            let value_stm = self.expand(rules, leaf, list.as_slice(), &eval.priors, eval.wdl.value());
+            self.backup(&leaf.path, -value_stm, true);
+            ran += 1;
+        }
+        ran
+    }
+
+    /// Walks from the root to a leaf, adding virtual loss on the way.
+    fn descend(&mut self, rules: &Rules<B>, forced: Option<usize>) -> Descent<B> {
+        let mut game = self.game.clone();
+        let mut path = vec![self.root];
+        let mut node = self.root;
+        loop {
+            let n = &self.nodes[node];
+            let solved = self.config.solver && n.proven != UNKNOWN && node != self.root;
+            if n.state == State::Terminal || solved {
+                let v = n.proven as f32;
+                self.backup(&path, v, false);
+                return Descent::Backed;
+            }
+            match n.state {
+                State::Unexpanded => {
+                    self.nodes[node].state = State::Pending;
+                    for &p in &path {
+                        self.nodes[p].in_flight += 1;
+                    }
+                    return Descent::Leaf(PendingLeaf { path, game });
+                }
+                State::Pending => return Descent::Collision,
+                _ => {}
+            }
+            let child = match forced {
+                Some(c) if node == self.root => c,
+                _ => self.select(node),
+            };
+            game.play_unchecked(rules, self.nodes[child].mv);
+            path.push(child);
+            node = child;
+            if self.nodes[child].state == State::Unexpanded {
+                if let Some(o) = game.outcome() {
+                    let mover = game.position().to_move().opponent();
+                    self.nodes[child].state = State::Terminal;
+                    self.nodes[child].proven = proven_for(o.winner, mover);
+                }
+            }
+        }
+    }
+
+    /// PUCT choice among the children of an expanded node.
+    fn select(&self, node: usize) -> usize {
+        let n = &self.nodes[node];
+        let parent_n = (n.visits + n.in_flight).max(1) as f32;
+        let sqrt_n = parent_n.sqrt();
+        let parent_q = if n.visits > 0 { -n.q() } else { 0.0 };
+        let fpu = parent_q - self.config.fpu_reduction;
+        let vl = self.config.virtual_loss;
+        let root_priors = if node == self.root { self.root_priors.as_deref() } else { None };
+        let mut best = n.first_child as usize;
+        let mut best_score = f32::NEG_INFINITY;
+        for (j, c) in n.children().enumerate() {
+            let ch = &self.nodes[c];
+            if self.config.solver {
+                if ch.proven == 1 {
+                    return c;
+                }
+                if ch.proven == -1 {
+                    // A proven loss is only chosen when every move loses.
+                    if best_score == f32::NEG_INFINITY {
+                        best = c;
+                        best_score = -1e9;
+                    }
+                    continue;
+                }
+            }
+            let seen = ch.visits + ch.in_flight;
+            let q = if seen == 0 {
+                fpu
+            } else {
+                (ch.value_sum - vl * ch.in_flight as f32) / seen as f32
+            };
+            let prior = root_priors.map_or(ch.prior, |p| p[j]);
+            let score = q + self.config.c_puct * prior * sqrt_n / (1.0 + seen as f32);
+            if score > best_score {
+                best_score = score;
+                best = c;
+            }
+        }
+        best
+    }
+
+    /// Creates the children of a leaf; returns the leaf's value for its side to move. Moves
+    /// that end the game at once (escape, king capture, fort, encirclement) are found here,
+    /// without the evaluator, and make the leaf a proven win.
+    fn expand(&mut self, rules: &Rules<B>, leaf: &PendingLeaf<B>, moves: &[Move], priors: &[f32], value: f32) -> f32 {
+        let node = *leaf.path.last().unwrap_or(&self.root);
+        let pos = leaf.game.position();
+        let first = self.nodes.len();
+        let uniform = 1.0 / moves.len().max(1) as f32;
+        let mut wins = false;
+        for (i, &mv) in moves.iter().enumerate() {
+            let p = priors.get(i).copied().filter(|p| p.is_finite() && *p >= 0.0).unwrap_or(uniform);
+            let mut child = Node::new(mv, p);
+            if might_end_game(rules, pos, mv) {
+                let mut after = *pos;
+                let eff = after.play_unchecked(rules, mv);
+                if let Some(o) = after.decisive_outcome(rules, &eff) {
+                    child.state = State::Terminal;
+                    child.proven = proven_for(o.winner, pos.to_move());
+                    wins |= child.proven == 1;
+                }
+            }
+            self.nodes.push(child);
+        }
+        let n = &mut self.nodes[node];
+        n.first_child = first as u32;
+        n.num_children = moves.len() as u32;
+        n.state = State::Expanded;
+        if wins && self.config.solver {
+            n.proven = -1;
+            return 1.0;
+        }
+        if moves.is_empty() {
+            // Only reachable when the position has no move but the game did not record it.
+            n.state = State::Terminal;
+            n.proven = 1;
+            return -1.0;
+        }
+        value.clamp(-1.0, 1.0)
+    }
+
+    /// Adds `value` (for the side that moved into the leaf) along the path, alternating sign,
+    /// removes virtual loss if it was added, and updates proven results.
+    fn backup(&mut self, path: &[usize], value: f32, had_virtual_loss: bool) {
+        let mut v = value;
+        for (depth, &i) in path.iter().enumerate().rev() {
+            let n = &mut self.nodes[i];
+            n.visits += 1;
+            n.value_sum += v;
+            if had_virtual_loss {
+                n.in_flight = n.in_flight.saturating_sub(1);
+            }
+            if self.config.solver && depth + 1 < path.len() {
+                self.update_proven(i);
+            }
+            v = -v;
+        }
+    }
+
+    /// Sets a node's proven result from its children: one winning move proves a win, all
+    /// moves losing (or drawing at best) prove a loss (or a draw).
+    fn update_proven(&mut self, i: usize) {
+        let n = &self.nodes[i];
+        if n.proven != UNKNOWN || n.state != State::Expanded || n.num_children == 0 {
+            return;
+        }
+        let mut all = true;
+        let mut best = -1i8;
+        for c in n.children() {
+            let p = self.nodes[c].proven;
+            if p == 1 {
+                self.nodes[i].proven = -1;
+                return;
+            }
+            if p == UNKNOWN {
+                // Keep looking: a later child may still be a proven win.
+                all = false;
+            } else {
+                best = best.max(p);
+            }
+        }
+        if all {
+            self.nodes[i].proven = -best;
+        }
+    }
+
+    fn result(&mut self, temperature: f32, gumbel_choice: Option<usize>, simulations: u32) -> SearchResult {
+        let root = &self.nodes[self.root];
+        let kids: Vec<usize> = root.children().collect();
+        let moves: Vec<MoveStat> = kids
+            .iter()
+            .map(|&c| {
+                let n = &self.nodes[c];
+                MoveStat {
+                    mv: n.mv,
+                    visits: n.visits,
+                    q: n.q(),
+                    prior: n.prior,
+                    proven: (n.proven != UNKNOWN).then_some(n.proven),
+                }
+            })
+            .collect();
+        let total_visits: u32 = moves.iter().map(|m| m.visits).sum();
+        let policy: Vec<f32> = if self.config.root == RootSelection::Gumbel {
+            let root_v = -root.q();
+            let logits: Vec<f32> = kids
+                .iter()
+                .map(|&c| {
+                    let n = &self.nodes[c];
+                    let q = if n.visits > 0 { n.q() } else { root_v };
+                    n.prior.max(1e-12).ln() + self.sigma(q)
+                })
+                .collect();
+            softmax(&logits)
+        } else if total_visits == 0 {
+            moves.iter().map(|m| m.prior).collect()
+        } else {
+            moves.iter().map(|m| m.visits as f32 / total_visits as f32).collect()
+        };
+        let winning = kids.iter().position(|&c| self.nodes[c].proven == 1);
+        let most_visited = (0..kids.len())
+            .max_by(|&a, &b| {
+                (moves[a].visits, moves[a].q).partial_cmp(&(moves[b].visits, moves[b].q)).unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .unwrap_or(0);
+        let chosen = if let Some(w) = winning {
+            w
+        } else if let Some(g) = gumbel_choice.and_then(|g| kids.iter().position(|&c| c == g)) {
+            g
+        } else if temperature > 0.0 && total_visits > 0 {
+            let weights: Vec<f64> =
+                moves.iter().map(|m| (m.visits as f64).powf(1.0 / temperature as f64)).collect();
+            let sum: f64 = weights.iter().sum();
+            let mut x = noise::unit(&mut self.rng) as f64 * sum;
+            let mut pick = most_visited;
+            for (i, w) in weights.iter().enumerate() {
+                if x < *w {
+                    pick = i;
+                    break;
+                }
+                x -= w;
+            }
+            pick
+        } else {
+            most_visited
+        };
+        let proven = (root.proven != UNKNOWN).then_some(-root.proven);
+        SearchResult {
+            best: moves[chosen].mv,
+            value: if root.visits > 0 { -root.q() } else { 0.0 },
+            proven,
+            pv: self.principal_variation(kids[chosen]),
+            moves,
+            policy,
+            simulations,
+        }
+    }
+
+    fn principal_variation(&self, first: usize) -> Vec<Move> {
+        let mut pv = vec![self.nodes[first].mv];
+        let mut node = first;
+        while pv.len() < 32 {
+            let n = &self.nodes[node];
+            let Some(next) = n.children().filter(|&c| self.nodes[c].visits > 0).max_by_key(|&c| {
+                let ch = &self.nodes[c];
+                (ch.proven == 1, ch.visits)
+            }) else {
+                break;
+            };
+            pv.push(self.nodes[next].mv);
+            node = next;
+        }
+        pv
+    }
+}
+
+enum Descent<B: BitSet> {
+    Leaf(PendingLeaf<B>),
+    Backed,
+    Collision,
+}
+
+/// The proven result for `mover` of a game won by `winner` (None: draw or no result).
+fn proven_for(winner: Option<Side>, mover: Side) -> i8 {
+    match winner {
+        Some(w) if w == mover => 1,
+        Some(_) => -1,
+        None => 0,
+    }
+}
+
+/// Whether a move can end the game by itself (checks 2-5): king moves; attacker moves next to
+/// the king; and with forts or encirclement in the rules, every move of that side.
+#[inline]
+fn might_end_game<B: BitSet>(rules: &Rules<B>, pos: &crate::Position<B>, mv: Move) -> bool {
+    match pos.to_move() {
+        Side::Defenders => mv.from == pos.king() || rules.exit_fort,
+        Side::Attackers => rules.encirclement || (rules.neighbours(B::single(mv.to as usize)) & pos.king_set()).any(),
+    }
+}
+
+fn softmax(x: &[f32]) -> Vec<f32> {
+    let m = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let e: Vec<f32> = x.iter().map(|v| (v - m).exp()).collect();
+    let s: f32 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}

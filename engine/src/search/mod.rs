@@ -1,0 +1,15 @@
+//! Search: the [`Evaluator`] trait, classic evaluators, Monte Carlo tree search, players and
+//! AI levels. Search sees evaluations only through [`Evaluator`].
+
+mod classic;
+mod config;
+mod evaluator;
+mod mcts;
+mod noise;
+mod player;
+
+pub use classic::{Heuristic, Rollout, Uniform};
+pub use config::{RootSelection, SearchConfig};
+pub use evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
+pub use mcts::{MoveStat, Search, SearchResult};
+pub use player::{classic_evaluator, EvaluatorFactory, EvaluatorSpec, Level, Levels, Player, PlayerSpec};

@@ -1,0 +1,291 @@
+//! Players built from text specs (`random`, `heuristic`, `mcts:rollout:800`, ...) and AI
+//! levels defined in `configs/levels.toml`.
+
+use super::classic::{Heuristic, Rollout, Uniform};
+use super::config::SearchConfig;
+use super::evaluator::Evaluator;
+use super::mcts::{Search, SearchResult};
+use crate::bitset::BitSet;
+use crate::game::Game;
+use crate::position::Move;
+use crate::rules::Rules;
+use crate::side::Side;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Which evaluator an MCTS player searches with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvaluatorSpec {
+    /// [`Uniform`].
+    Uniform,
+    /// [`Rollout`].
+    Rollout,
+    /// [`Heuristic`].
+    Heuristic,
+    /// A trained model at a path; built by the caller's factory (the engine has no network).
+    Model(String),
+}
+
+/// A player as text: `random`, `heuristic`, or `mcts:<uniform|rollout|heuristic|model=PATH>[:SIMS]`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// Uniformly random legal moves.
+    Random,
+    /// One ply of lookahead with the [`Heuristic`] evaluation (immediate wins first).
+    Heuristic,
+    /// Tree search.
+    Mcts {
+        /// The evaluator.
+        evaluator: EvaluatorSpec,
+        /// Simulations per move.
+        simulations: u32,
+    },
+}
+
+impl PlayerSpec {
+    /// Parses a spec; the error lists the accepted forms.
+    pub fn parse(text: &str) -> Result<PlayerSpec, String> {
+        let forms = "accepted: random, heuristic, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS]";
+        let t = text.trim();
+        match t {
+            "random" => return Ok(PlayerSpec::Random),
+            "heuristic" => return Ok(PlayerSpec::Heuristic),
+            _ => {}
+        }
+        let Some(rest) = t.strip_prefix("mcts:") else {
+            return Err(format!("player `{t}` is not a player spec; {forms}"));
+        };
+        // A model path may itself hold `:`; the simulation count is the part after the last one.
+        let (eval_text, sims) = match rest.rsplit_once(':') {
+            Some((e, s)) if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) => {
+                let n: u32 = s.parse().map_err(|_| format!("player `{t}`: simulations `{s}` is too large"))?;
+                (e, n)
+            }
+            _ => (rest, SearchConfig::default().simulations),
+        };
+        if sims == 0 {
+            return Err(format!("player `{t}`: simulations must be at least 1"));
+        }
+        let evaluator = match eval_text {
+            "uniform" => EvaluatorSpec::Uniform,
+            "rollout" => EvaluatorSpec::Rollout,
+            "heuristic" => EvaluatorSpec::Heuristic,
+            e => match e.strip_prefix("model=") {
+                Some(path) if !path.is_empty() => EvaluatorSpec::Model(path.to_string()),
+                _ => return Err(format!("player `{t}`: unknown evaluator `{e}`; {forms}")),
+            },
+        };
+        Ok(PlayerSpec::Mcts { evaluator, simulations: sims })
+    }
+}
+
+impl std::fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlayerSpec::Random => f.write_str("random"),
+            PlayerSpec::Heuristic => f.write_str("heuristic"),
+            PlayerSpec::Mcts { evaluator, simulations } => {
+                let e = match evaluator {
+                    EvaluatorSpec::Uniform => "uniform".to_string(),
+                    EvaluatorSpec::Rollout => "rollout".to_string(),
+                    EvaluatorSpec::Heuristic => "heuristic".to_string(),
+                    EvaluatorSpec::Model(p) => format!("model={p}"),
+                };
+                write!(f, "mcts:{e}:{simulations}")
+            }
+        }
+    }
+}
+
+/// Builds the evaluator of a spec; the engine's own builds the classic ones and refuses models.
+pub type EvaluatorFactory<'a, B> = &'a dyn Fn(&EvaluatorSpec) -> Result<Arc<dyn Evaluator<B>>, String>;
+
+/// The classic evaluators; models need a factory from a crate that has a network.
+pub fn classic_evaluator<B: BitSet>(spec: &EvaluatorSpec) -> Result<Arc<dyn Evaluator<B>>, String> {
+    match spec {
+        EvaluatorSpec::Uniform => Ok(Arc::new(Uniform)),
+        EvaluatorSpec::Rollout => Ok(Arc::new(Rollout::default())),
+        EvaluatorSpec::Heuristic => Ok(Arc::new(Heuristic)),
+        EvaluatorSpec::Model(p) => Err(format!("model `{p}`: this build has no network support")),
+    }
+}
+
+enum Kind<B: BitSet> {
+    Random,
+    Greedy,
+    Mcts { config: SearchConfig, evaluator: Arc<dyn Evaluator<B>>, search: Option<Box<Search<B>>> },
+}
+
+/// A player that picks moves for either side.
+pub struct Player<B: BitSet> {
+    spec: PlayerSpec,
+    kind: Kind<B>,
+    rng: ChaCha8Rng,
+    seed: u64,
+    /// Temperature for choosing among searched moves (0: the best).
+    pub temperature: f32,
+    /// Probability of a uniformly random move instead of the player's own, each ply
+    /// (the exploration rule of balance studies).
+    pub exploration: f32,
+}
+
+impl<B: BitSet> Player<B> {
+    /// A player from its spec; `factory` builds evaluators (use [`classic_evaluator`] when no
+    /// network is available). `config` is the search's base config (simulations come from the spec).
+    pub fn new(spec: &PlayerSpec, seed: u64, config: &SearchConfig, factory: EvaluatorFactory<'_, B>) -> Result<Player<B>, String> {
+        let kind = match spec {
+            PlayerSpec::Random => Kind::Random,
+            PlayerSpec::Heuristic => Kind::Greedy,
+            PlayerSpec::Mcts { evaluator, simulations } => {
+                let mut config = config.clone();
+                config.simulations = *simulations;
+                config.validate()?;
+                Kind::Mcts { config, evaluator: factory(evaluator)?, search: None }
+            }
+        };
+        Ok(Player {
+            spec: spec.clone(),
+            kind,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            seed,
+            temperature: 0.0,
+            exploration: 0.0,
+        })
+    }
+
+    /// The spec the player was built from.
+    pub fn spec(&self) -> &PlayerSpec {
+        &self.spec
+    }
+
+    /// A move for the side to move in `game`, with the search's result when it searched.
+    /// `None` when the game is over.
+    pub fn choose(&mut self, rules: &Rules<B>, game: &Game<B>) -> Option<(Move, Option<SearchResult>)> {
+        if game.outcome().is_some() {
+            return None;
+        }
+        let pos = *game.position();
+        if self.exploration > 0.0 && self.rng.random::<f32>() < self.exploration {
+            let mv = pos.pick_move(rules, |c| self.rng.random_range(0..c))?;
+            return Some((mv, None));
+        }
+        match &mut self.kind {
+            Kind::Random => Some((pos.pick_move(rules, |c| self.rng.random_range(0..c))?, None)),
+            Kind::Greedy => {
+                let moves = pos.moves(rules);
+                let me = pos.to_move();
+                let mut best: Vec<Move> = Vec::new();
+                let mut best_score = f32::NEG_INFINITY;
+                for &mv in moves.iter() {
+                    let mut g = game.clone();
+                    let score = match g.play_unchecked(rules, mv) {
+                        Some(o) if o.winner == Some(me) => 10.0,
+                        Some(o) if o.winner.is_some() => -10.0,
+                        Some(_) => 0.0,
+                        None => {
+                            let d = Heuristic::defender_score(rules, g.position());
+                            if me == Side::Defenders {
+                                d
+                            } else {
+                                -d
+                            }
+                        }
+                    };
+                    if score > best_score + 1e-6 {
+                        best_score = score;
+                        best.clear();
+                    }
+                    if (score - best_score).abs() <= 1e-6 {
+                        best.push(mv);
+                    }
+                }
+                let pick = *best.get(self.rng.random_range(0..best.len().max(1)))?;
+                Some((pick, None))
+            }
+            Kind::Mcts { config, evaluator, search } => {
+                let s = match search {
+                    Some(s) => {
+                        s.sync(rules, game);
+                        s
+                    }
+                    None => search.insert(Box::new(Search::new(config.clone(), game, self.seed ^ game.ply() as u64))),
+                };
+                let result = s.run(rules, evaluator.as_ref(), self.temperature)?;
+                s.advance(rules, result.best);
+                Some((result.best, Some(result)))
+            }
+        }
+    }
+}
+
+/// One AI level of `configs/levels.toml`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Level {
+    /// The level number, 1 = weakest.
+    pub level: u32,
+    /// Player spec without the simulation count (`random`, `heuristic`, `mcts:rollout`, ...).
+    pub player: String,
+    /// Simulations per move for search players.
+    #[serde(default)]
+    pub simulations: Option<u32>,
+    /// Temperature for choosing among searched moves.
+    #[serde(default)]
+    pub temperature: f32,
+    /// What a user reads in menus.
+    #[serde(default)]
+    pub description: String,
+}
+
+impl Level {
+    /// The full player spec of the level.
+    pub fn spec(&self) -> Result<PlayerSpec, String> {
+        let text = match self.simulations {
+            Some(s) => format!("{}:{s}", self.player),
+            None => self.player.clone(),
+        };
+        PlayerSpec::parse(&text).map_err(|e| format!("level {}: {e}", self.level))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LevelsFile {
+    level: Vec<Level>,
+}
+
+/// The AI levels, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Levels(pub Vec<Level>);
+
+impl Levels {
+    /// The levels shipped in `configs/levels.toml`.
+    pub fn builtin() -> Levels {
+        match Levels::parse(include_str!("../../../configs/levels.toml"), "configs/levels.toml") {
+            Ok(l) => l,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Parses a levels file; `file` names it in errors. Levels must be numbered 1..N in order.
+    pub fn parse(text: &str, file: &str) -> Result<Levels, String> {
+        let f: LevelsFile = toml::from_str(text).map_err(|e| format!("levels file `{file}`: {e}"))?;
+        for (i, l) in f.level.iter().enumerate() {
+            if l.level as usize != i + 1 {
+                return Err(format!("levels file `{file}`: level {} is listed in place {}; number them 1..N in order", l.level, i + 1));
+            }
+            l.spec().map_err(|e| format!("levels file `{file}`: {e}"))?;
+            if !(l.temperature.is_finite() && l.temperature >= 0.0) {
+                return Err(format!("levels file `{file}`: level {}: temperature must be >= 0", l.level));
+            }
+        }
+        Ok(Levels(f.level))
+    }
+
+    /// Level `n` (1-based).
+    pub fn get(&self, n: u32) -> Result<&Level, String> {
+        self.0.iter().find(|l| l.level == n).ok_or_else(|| format!("no level {n}; levels are 1..={}", self.0.len()))
+    }
+}

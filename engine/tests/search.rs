@@ -1,0 +1,184 @@
+//! Search behaviour a user relies on: it takes one-move wins with any evaluator, the solver
+//! proves short forced wins, trees are reused between moves, and a seed fixes the result.
+
+use tafl_engine::*;
+
+fn rules(id: &str) -> Rules<u128> {
+    Rules::new(&Ruleset::builtin(id)).unwrap()
+}
+
+fn evaluators() -> Vec<Box<dyn Evaluator<u128>>> {
+    vec![Box::new(Uniform), Box::new(Rollout::default()), Box::new(Heuristic)]
+}
+
+fn search(rules: &Rules<u128>, game: &Game<u128>, config: SearchConfig, eval: &dyn Evaluator<u128>) -> SearchResult {
+    Search::new(config, game, 7).run(rules, eval, 0.0).expect("a move")
+}
+
+fn configs(sims: u32) -> Vec<SearchConfig> {
+    let puct = SearchConfig { simulations: sims, ..SearchConfig::default() };
+    let gumbel = SearchConfig { simulations: sims, root: RootSelection::Gumbel, ..SearchConfig::default() };
+    vec![puct, gumbel]
+}
+
+#[test]
+fn takes_a_one_move_escape_with_any_evaluator() {
+    // The king on c7 runs to the corner a7 (b7 is open); many other moves are possible.
+    let r = rules("brandubh");
+    let pos = Position::from_diagram(
+        &r,
+        "
+        7 # . K A . . #
+        6 . . . A . . .
+        5 . . . . . . .
+        4 A A D . D A A
+        3 . . . D . . .
+        2 . . . A . . .
+        1 # . . A . . #
+          a b c d e f g",
+        Side::Defenders,
+    )
+    .unwrap();
+    let game = Game::from_position(&r, pos);
+    for eval in evaluators() {
+        for config in configs(64) {
+            let res = search(&r, &game, config.clone(), eval.as_ref());
+            assert_eq!(res.best.text(7), "c7-a7", "{} {:?}", eval.name(), config.root);
+            assert_eq!(res.proven, Some(1));
+        }
+    }
+}
+
+#[test]
+fn takes_a_one_move_king_capture_with_any_evaluator() {
+    // The king on d5, next to the empty throne d4, has attackers on d6 and e5: the attacker
+    // from a5 closes c5, and the throne is the fourth wall.
+    let r = rules("brandubh");
+    let pos = Position::from_diagram(
+        &r,
+        "
+        7 # . . . . . #
+        6 . . . A . . .
+        5 A . . K A . .
+        4 . . . . . . .
+        3 . . . . D . .
+        2 . . . . . . .
+        1 # . . . . A #
+          a b c d e f g",
+        Side::Attackers,
+    )
+    .unwrap();
+    let game = Game::from_position(&r, pos);
+    for eval in evaluators() {
+        for config in configs(64) {
+            let res = search(&r, &game, config.clone(), eval.as_ref());
+            let mut g = game.clone();
+            let outcome = g.play(&r, res.best).unwrap();
+            assert_eq!(
+                outcome,
+                Some(Outcome::win(Side::Attackers, Reason::KingCaptured)),
+                "{} {:?} chose {}",
+                eval.name(),
+                config.root,
+                res.best.text(7)
+            );
+        }
+    }
+}
+
+#[test]
+fn solver_proves_a_three_ply_forced_win() {
+    // The king steps to the a-file or the first rank with both ways to a corner open: the
+    // attackers can close only one, and he escapes through the other. No move wins at once.
+    let r = rules("brandubh");
+    let pos = Position::from_diagram(
+        &r,
+        "
+        7 # . . . . . #
+        6 . . . . . . .
+        5 . . . . . . A
+        4 . . . K . . .
+        3 . . . . . . .
+        2 . . . . . . .
+        1 # . . . . . #
+          a b c d e f g",
+        Side::Defenders,
+    )
+    .unwrap();
+    let mut game = Game::from_position(&r, pos);
+    let config = SearchConfig { simulations: 20_000, ..SearchConfig::default() };
+    let res = search(&r, &game, config.clone(), &Uniform);
+    assert_eq!(res.proven, Some(1), "not proven: {:?}", res.moves);
+    // Play it out: whatever the attackers answer, the defenders win on their next move.
+    game.play(&r, res.best).unwrap();
+    for reply in game.position().moves(&r).iter() {
+        let mut g = game.clone();
+        g.play(&r, *reply).unwrap();
+        let res2 = search(&r, &g, config.clone(), &Uniform);
+        assert_eq!(res2.proven, Some(1));
+        assert_eq!(g.play(&r, res2.best).unwrap(), Some(Outcome::win(Side::Defenders, Reason::Escape)));
+    }
+    // And from the attackers' side after the king's move, the loss is proven.
+    let res3 = search(&r, &game, config, &Uniform);
+    assert_eq!(res3.proven, Some(-1));
+}
+
+#[test]
+fn tree_reuse_keeps_the_chosen_childs_visits() {
+    let r = rules("hnefatafl");
+    let game = Game::new(&r);
+    for config in configs(400) {
+        let mut s = Search::new(config, &game, 3);
+        let res = s.run(&r, &Heuristic, 0.0).unwrap();
+        let chosen = res.moves.iter().find(|m| m.mv == res.best).unwrap();
+        assert!(chosen.visits > 1);
+        s.advance(&r, res.best);
+        assert_eq!(s.root_visits(), chosen.visits);
+        assert_eq!(s.game().ply(), 1);
+        // The next search adds to what was kept.
+        let res2 = s.run(&r, &Heuristic, 0.0).unwrap();
+        let total: u32 = res2.moves.iter().map(|m| m.visits).sum();
+        assert!(total + 1 >= chosen.visits + 400 - 1, "{total} {}", chosen.visits);
+    }
+}
+
+#[test]
+fn a_fixed_seed_reproduces_the_search() {
+    let r = rules("tablut");
+    let mut game = Game::new(&r);
+    game.play(&r, parse_move(9, "d1-d3").unwrap().0).unwrap();
+    for mut config in configs(300) {
+        config.dirichlet_epsilon = 0.25;
+        let a = Search::new(config.clone(), &game, 11).run(&r, &Rollout::default(), 1.0).unwrap();
+        let b = Search::new(config.clone(), &game, 11).run(&r, &Rollout::default(), 1.0).unwrap();
+        assert_eq!(a, b);
+        let c = Search::new(config, &game, 12).run(&r, &Rollout::default(), 1.0).unwrap();
+        assert_ne!(a.moves, c.moves, "another seed should change the noise");
+        let sum: f32 = a.policy.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-4);
+    }
+}
+
+#[test]
+fn players_from_specs_play_legal_moves_and_levels_load() {
+    let r = rules("brandubh");
+    for spec in ["random", "heuristic", "mcts:uniform:50", "mcts:rollout:50", "mcts:heuristic:50"] {
+        let spec = PlayerSpec::parse(spec).unwrap();
+        let mut p = Player::<u128>::new(&spec, 1, &SearchConfig::default(), &classic_evaluator).unwrap();
+        let mut game = Game::new(&r).with_ply_limit(Some(30));
+        while game.outcome().is_none() {
+            let (mv, _) = p.choose(&r, &game).unwrap();
+            game.play(&r, mv).unwrap();
+        }
+    }
+    for bad in ["", "mcts", "mcts:foo:10", "mcts:rollout:0", "alphabeta", "mcts:model=:5"] {
+        assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
+    }
+    let levels = Levels::builtin();
+    assert!(levels.0.len() >= 3);
+    for l in &levels.0 {
+        l.spec().unwrap();
+    }
+    assert!(Levels::parse("[[level]]\nlevel = 2\nplayer = \"random\"\n", "x").is_err());
+    assert!(Levels::parse("[[level]]\nlevel = 1\nplayer = \"mcts:nope\"\n", "x").is_err());
+}
