@@ -1,0 +1,431 @@
+//! Batched inference behind [`tafl_engine::Evaluator`]: many search threads share one
+//! [`NetEvaluator`], whose worker thread gathers their positions into one forward pass.
+//!
+//! ```text
+//!  search thread 1 ──evaluate(8 leaves)──┐                      ┌── priors + WDL ──► thread 1
+//!  search thread 2 ──evaluate(8 leaves)──┼─► queue ─► worker ───┼── priors + WDL ──► thread 2
+//!  search thread k ──evaluate(8 leaves)──┘  (one forward pass   └── priors + WDL ──► thread k
+//!                                            per batch)
+//! ```
+//!
+//! The worker runs a batch when it holds `max_batch` positions, when `callers` calls are
+//! waiting (every expected caller has submitted, so no more work can come), or `max_wait` after
+//! the oldest position arrived, whichever comes first. Callers encode their own positions, so
+//! encoding runs in parallel; the worker runs the forward pass in its own rayon pool, so
+//! search threads that are themselves rayon workers, blocked in `evaluate`, cannot starve it.
+
+use crate::encoding::{Encoder, PLANES};
+use crate::model::TaflNet;
+use burn::prelude::*;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use tafl_engine::{BitSet, EvalInput, Evaluation, Evaluator, Rules, Ruleset, Wdl};
+
+/// How a [`NetEvaluator`] batches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchConfig {
+    /// Most positions in one forward pass.
+    pub max_batch: usize,
+    /// Longest a position waits for others before its batch runs.
+    pub max_wait: Duration,
+    /// Calls expected at once (the number of search threads); when that many are waiting,
+    /// the batch runs at once. 0: unknown, rely on `max_batch` and `max_wait`.
+    pub callers: usize,
+    /// Show the network each position through a random valid symmetry (the priors are mapped
+    /// back), which averages out the network's asymmetries over a search.
+    pub random_symmetry: bool,
+    /// Seed of the symmetry choice.
+    pub seed: u64,
+    /// Threads of the forward pass's rayon pool; 0 for one per core.
+    pub threads: usize,
+}
+
+impl Default for BatchConfig {
+    fn default() -> BatchConfig {
+        BatchConfig {
+            max_batch: 256,
+            max_wait: Duration::from_millis(2),
+            callers: 0,
+            random_symmetry: false,
+            seed: 0,
+            threads: 0,
+        }
+    }
+}
+
+/// Counters of a [`NetEvaluator`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EvalStats {
+    /// Forward passes run.
+    pub batches: u64,
+    /// Positions evaluated.
+    pub positions: u64,
+}
+
+/// The results of one `evaluate` call, filled in by the worker.
+struct Call {
+    state: Mutex<CallState>,
+    done: Condvar,
+}
+
+struct CallState {
+    results: Vec<Evaluation>,
+    remaining: usize,
+    failure: Option<String>,
+}
+
+/// One position waiting for the network.
+struct Item {
+    planes: Vec<f32>,
+    /// Policy indices of the legal moves, through the item's symmetry.
+    legal: Vec<u32>,
+    call: Arc<Call>,
+    index: usize,
+}
+
+struct State {
+    queue: VecDeque<Item>,
+    /// When the oldest queued position arrived.
+    oldest: Option<Instant>,
+    /// Calls submitted and not yet answered.
+    waiting_calls: usize,
+    next_model: Option<TaflNet>,
+    shutdown: bool,
+    stats: EvalStats,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    work: Condvar,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding a lock leaves plain data behind, still consistent enough to
+    // report and shut down.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A network evaluator shared by search threads; see the module documentation.
+pub struct NetEvaluator {
+    encoder: Arc<Encoder>,
+    shared: Arc<Shared>,
+    worker: Option<JoinHandle<()>>,
+    config: BatchConfig,
+    name: String,
+    counter: AtomicU64,
+}
+
+impl NetEvaluator {
+    /// An evaluator running `model` on `device` for the board of `ruleset`; `name` shows in
+    /// reports (`net:brandubh-0042`). The model is switched to inference mode.
+    pub fn new(
+        model: TaflNet,
+        ruleset: &Ruleset,
+        device: Device,
+        config: BatchConfig,
+        name: impl Into<String>,
+    ) -> NetEvaluator {
+        let encoder = Arc::new(Encoder::new(ruleset));
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                queue: VecDeque::new(),
+                oldest: None,
+                waiting_calls: 0,
+                next_model: None,
+                shutdown: false,
+                stats: EvalStats::default(),
+            }),
+            work: Condvar::new(),
+        });
+        let worker = {
+            let shared = shared.clone();
+            let encoder = encoder.clone();
+            let config = config.clone();
+            let model = model.valid().to_device(&device);
+            std::thread::Builder::new()
+                .name("tafl-nn-eval".into())
+                .spawn(move || worker_loop(&shared, &encoder, model, &device, &config))
+                .ok()
+        };
+        NetEvaluator {
+            encoder,
+            shared,
+            worker,
+            config,
+            name: name.into(),
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    /// Replaces the network (for example with a newly promoted one) from the next batch on.
+    pub fn replace_model(&self, model: TaflNet) {
+        lock(&self.shared.state).next_model = Some(model.valid());
+    }
+
+    /// The encoder of this evaluator's board.
+    pub fn encoder(&self) -> &Encoder {
+        &self.encoder
+    }
+
+    /// Forward passes and positions so far.
+    pub fn stats(&self) -> EvalStats {
+        lock(&self.shared.state).stats
+    }
+
+    fn symmetry(&self) -> u8 {
+        let syms = self.encoder.symmetries();
+        if !self.config.random_symmetry || syms.len() < 2 {
+            return 0;
+        }
+        let k = self.counter.fetch_add(1, Ordering::Relaxed);
+        syms[(splitmix64(self.config.seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15)) % syms.len() as u64)
+            as usize]
+    }
+
+    /// Evaluates positions given as planes (already encoded, through symmetry `sym` each)
+    /// with the legal policy indices in the same symmetry; the core of [`Evaluator::evaluate`].
+    fn submit(&self, items: Vec<(Vec<f32>, Vec<u32>)>) -> Vec<Evaluation> {
+        let count = items.len();
+        if count == 0 {
+            return Vec::new();
+        }
+        let call = Arc::new(Call {
+            state: Mutex::new(CallState {
+                results: vec![Evaluation::default(); count],
+                remaining: count,
+                failure: None,
+            }),
+            done: Condvar::new(),
+        });
+        {
+            let mut state = lock(&self.shared.state);
+            if state.shutdown || self.worker.is_none() {
+                panic!(
+                    "network evaluator `{}`: its worker thread is not running",
+                    self.name
+                );
+            }
+            state.queue.extend(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, (planes, legal))| Item {
+                        planes,
+                        legal,
+                        call: call.clone(),
+                        index,
+                    }),
+            );
+            state.oldest.get_or_insert_with(Instant::now);
+            state.waiting_calls += 1;
+        }
+        self.shared.work.notify_one();
+        let mut done = lock(&call.state);
+        while done.remaining > 0 && done.failure.is_none() {
+            done = call.done.wait(done).unwrap_or_else(|e| e.into_inner());
+        }
+        if let Some(why) = &done.failure {
+            panic!("network evaluator `{}` failed: {why}", self.name);
+        }
+        std::mem::take(&mut done.results)
+    }
+}
+
+impl<B: BitSet> Evaluator<B> for NetEvaluator {
+    fn evaluate(&self, rules: &Rules<B>, inputs: &[EvalInput<'_, B>]) -> Vec<Evaluation> {
+        assert_eq!(
+            rules.n,
+            self.encoder.board_size(),
+            "network evaluator `{}` is for {n}x{n} boards",
+            self.name,
+            n = self.encoder.board_size()
+        );
+        let items = inputs
+            .iter()
+            .map(|input| {
+                let sym = self.symmetry();
+                let mut planes = vec![0.0; self.encoder.input_len()];
+                self.encoder.encode_input(input, sym, &mut planes);
+                (planes, self.encoder.move_indices(input.moves, sym))
+            })
+            .collect();
+        self.submit(items)
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+impl Drop for NetEvaluator {
+    fn drop(&mut self) {
+        lock(&self.shared.state).shutdown = true;
+        self.shared.work.notify_all();
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}
+
+fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+fn worker_loop(
+    shared: &Shared,
+    encoder: &Encoder,
+    mut model: TaflNet,
+    device: &Device,
+    config: &BatchConfig,
+) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .thread_name(|i| format!("tafl-nn-eval-{i}"))
+        .build()
+        .ok();
+    let max_batch = config.max_batch.max(1);
+    loop {
+        let batch: Vec<Item> = {
+            let mut state = lock(&shared.state);
+            loop {
+                if state.queue.is_empty() {
+                    if state.shutdown {
+                        return;
+                    }
+                    state = shared.work.wait(state).unwrap_or_else(|e| e.into_inner());
+                    continue;
+                }
+                let now = Instant::now();
+                let deadline = state.oldest.unwrap_or(now) + config.max_wait;
+                let all_waiting = config.callers > 0 && state.waiting_calls >= config.callers;
+                if state.queue.len() >= max_batch || all_waiting || now >= deadline || state.shutdown {
+                    break;
+                }
+                state = shared
+                    .work
+                    .wait_timeout(state, deadline - now)
+                    .map(|(s, _)| s)
+                    .unwrap_or_else(|e| e.into_inner().0);
+            }
+            let take = state.queue.len().min(max_batch);
+            let batch = state.queue.drain(..take).collect();
+            if state.queue.is_empty() {
+                state.oldest = None;
+            }
+            if let Some(next) = state.next_model.take() {
+                model = next.to_device(device);
+            }
+            batch
+        };
+        let run = || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                forward(&model, encoder, device, &batch)
+            }))
+        };
+        let outcome = match &pool {
+            Some(pool) => pool.install(run),
+            None => run(),
+        };
+        let outcome = match outcome {
+            Ok(r) => r,
+            Err(panic) => Err(panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "the forward pass panicked".into())),
+        };
+        let mut finished = 0;
+        match outcome {
+            Ok(evals) => {
+                for (item, eval) in batch.iter().zip(evals) {
+                    let mut call = lock(&item.call.state);
+                    call.results[item.index] = eval;
+                    call.remaining -= 1;
+                    if call.remaining == 0 {
+                        finished += 1;
+                        item.call.done.notify_all();
+                    }
+                }
+            }
+            Err(why) => {
+                for item in &batch {
+                    let mut call = lock(&item.call.state);
+                    if call.failure.is_none() {
+                        finished += 1;
+                        call.failure = Some(why.clone());
+                        item.call.done.notify_all();
+                    }
+                }
+            }
+        }
+        let mut state = lock(&shared.state);
+        state.waiting_calls = state.waiting_calls.saturating_sub(finished);
+        state.stats.batches += 1;
+        state.stats.positions += batch.len() as u64;
+    }
+}
+
+/// One forward pass over a batch; priors are the softmax of the legal moves' logits.
+fn forward(
+    model: &TaflNet,
+    encoder: &Encoder,
+    device: &Device,
+    batch: &[Item],
+) -> Result<Vec<Evaluation>, String> {
+    let n = encoder.board_size();
+    let len = encoder.input_len();
+    let b = batch.len();
+    let mut flat = Vec::with_capacity(b * len);
+    for item in batch {
+        flat.extend_from_slice(&item.planes);
+    }
+    let input = Tensor::<4>::from_data(TensorData::new(flat, [b, PLANES, n, n]), device);
+    let out = model.forward(input);
+    let policy = out.policy.into_data();
+    let policy = policy.as_slice::<f32>().map_err(|e| format!("{e:?}"))?;
+    let wdl = out.wdl.into_data();
+    let wdl = wdl.as_slice::<f32>().map_err(|e| format!("{e:?}"))?;
+    let p = encoder.policy_size();
+    Ok(batch
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let row = &policy[i * p..(i + 1) * p];
+            let logits: Vec<f32> = item
+                .legal
+                .iter()
+                .map(|&j| row.get(j as usize).copied().unwrap_or(f32::MIN))
+                .collect();
+            let priors = softmax(&logits);
+            let w = softmax(&wdl[i * 3..i * 3 + 3]);
+            Evaluation {
+                priors,
+                wdl: Wdl {
+                    win: w[0],
+                    draw: w[1],
+                    loss: w[2],
+                },
+            }
+        })
+        .collect())
+}
+
+/// Softmax of a slice (empty for empty input), stable for large logits.
+pub fn softmax(logits: &[f32]) -> Vec<f32> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut out: Vec<f32> = logits.iter().map(|&x| (x - max).exp()).collect();
+    let sum: f32 = out.iter().sum();
+    if sum > 0.0 && sum.is_finite() {
+        out.iter_mut().for_each(|x| *x /= sum);
+    } else if !out.is_empty() {
+        let u = 1.0 / out.len() as f32;
+        out.iter_mut().for_each(|x| *x = u);
+    }
+    out
+}

@@ -1,0 +1,52 @@
+//! `tafl-nn`: the policy/value network of the Tafl players, in burn 0.22.
+//!
+//! - [`Encoder`]: encoding v1, positions as input planes and moves as policy indices, with the
+//!   8 board symmetries acting consistently on both (documented field by field in
+//!   [`encoding`]).
+//! - [`NetConfig`] / [`TaflNet`]: a residual network with optional KataGo global-pooling bias
+//!   blocks, a policy head, a win/draw/loss value head and an optional moves-left head.
+//! - [`NetEvaluator`]: [`tafl_engine::Evaluator`] for many search threads at once, one forward
+//!   pass per gathered batch.
+//! - [`Sample`], [`Batch`], [`loss`], [`Learner`]: what a trainer needs for one step.
+//! - [`save_checkpoint`] / [`load_checkpoint`]: `model.safetensors` + `manifest.json`, checked
+//!   against the rules in use.
+//! - [`Backend`]: `flex` on CPU by default, `wgpu` and `cuda` behind cargo features.
+//!
+//! ```no_run
+//! use tafl_engine::{Evaluator, Game, EvalInput, Rules, Ruleset};
+//! use tafl_nn::{default_device, BatchConfig, NetConfig, NetEvaluator};
+//!
+//! let ruleset = Ruleset::builtin("brandubh");
+//! let rules = Rules::<u128>::new(&ruleset).unwrap();
+//! let device = default_device();
+//! let model = NetConfig::for_board(ruleset.size()).init(&device);
+//! let eval = NetEvaluator::new(model, &ruleset, device, BatchConfig::default(), "net:fresh");
+//! let game = Game::new(&rules);
+//! let moves = game.position().moves(&rules);
+//! let input = EvalInput { position: game.position(), moves: moves.as_slice(), occurrences: 1, ply: 0 };
+//! let out = eval.evaluate(&rules, &[input]);
+//! assert_eq!(out[0].priors.len(), moves.len());
+//! ```
+#![warn(missing_docs)]
+
+mod backend;
+mod checkpoint;
+pub mod encoding;
+mod error;
+mod inference;
+mod model;
+mod train;
+
+pub use backend::{default_device, Backend};
+pub use checkpoint::{
+    fnv1a64, load_checkpoint, read_manifest, save_checkpoint, weights_from_bytes, weights_to_bytes,
+    write_atomic, Manifest, WeightsInfo, FORMAT, MANIFEST_FILE, WEIGHTS_FILE,
+};
+pub use encoding::{Encoder, ENCODING_VERSION, PLANES};
+pub use error::NnError;
+pub use inference::{softmax, BatchConfig, EvalStats, NetEvaluator};
+pub use model::{GlobalPoolBias, NetConfig, NetOutput, PolicyHead, ResBlock, TaflNet, ValueHead};
+pub use train::{loss, Batch, Learner, LossConfig, LossValues, Losses, Sample, MOVES_LEFT_SCALE};
+
+/// burn, re-exported so users build devices and tensors with the same version.
+pub use burn;

@@ -1,0 +1,406 @@
+//! The network end to end, with tiny models: checkpoint round trip, refused manifests and
+//! damaged files, overfitting a few positions, and the batching evaluator.
+
+use burn::optim::AdamConfig;
+use burn::prelude::*;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tafl_engine::{EvalInput, Evaluator, Game, Rules, Ruleset, Side, Wdl};
+use tafl_nn::*;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tafl-nn-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn fixed_batch(ruleset: &Ruleset, count: usize) -> Tensor<4> {
+    let rules = Rules::<u128>::new(ruleset).unwrap();
+    let enc = Encoder::new(ruleset);
+    let mut game = Game::new(&rules);
+    let mut flat = Vec::new();
+    for i in 0..count {
+        flat.extend(enc.encode_vec(game.position(), 1, game.ply(), 0));
+        let moves = game.position().moves(&rules);
+        game.play_unchecked(&rules, moves.as_slice()[(i * 7) % moves.len()]);
+    }
+    let n = ruleset.size();
+    Tensor::from_data(TensorData::new(flat, [count, PLANES, n, n]), &default_device())
+}
+
+fn outputs(model: &TaflNet, input: Tensor<4>) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let out = model.forward(input);
+    let read = |t: Tensor<2>| t.into_data().as_slice::<f32>().unwrap().to_vec();
+    (
+        read(out.policy),
+        read(out.wdl),
+        out.moves_left.map(read).unwrap_or_default(),
+    )
+}
+
+#[test]
+fn checkpoint_round_trip_gives_identical_outputs() {
+    let ruleset = Ruleset::builtin("brandubh");
+    let device = default_device();
+    let config = NetConfig::tiny(7).with_moves_left(true);
+    let model = config.init(&device);
+    let dir = temp_dir("round-trip");
+    let manifest = save_checkpoint(&dir, &model, &Manifest::new(&ruleset, &config, 1234)).unwrap();
+    assert!(dir.join(WEIGHTS_FILE).exists() && dir.join(MANIFEST_FILE).exists());
+
+    let (loaded, read) = load_checkpoint(&dir, &ruleset, &device).unwrap();
+    assert_eq!(read, manifest);
+    assert_eq!(read.training_step, 1234);
+    assert_eq!(read.model, config);
+    let input = fixed_batch(&ruleset, 6);
+    assert_eq!(outputs(&model, input.clone()), outputs(&loaded, input));
+
+    // Readable tensor names, running statistics included.
+    let bytes = std::fs::read(dir.join(WEIGHTS_FILE)).unwrap();
+    let header_len = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header = String::from_utf8_lossy(&bytes[8..8 + header_len]);
+    for name in [
+        "stem.weight",
+        "blocks.0.conv1.weight",
+        "blocks.1.pool.linear.weight",
+        "stem_bn.running_mean",
+        "policy.out.weight",
+        "value.wdl.weight",
+        "value.moves_left.weight",
+    ] {
+        assert!(header.contains(&format!("\"{name}\"")), "{name} in {header}");
+    }
+    let json = std::fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap();
+    assert!(json.contains("\"encoding_version\": 1") && json.contains("\"king_capture\""));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn mismatched_manifest_is_refused() {
+    let device = default_device();
+    let brandubh = Ruleset::builtin("brandubh");
+    let config = NetConfig::tiny(7);
+    let dir = temp_dir("mismatch");
+    save_checkpoint(&dir, &config.init(&device), &Manifest::new(&brandubh, &config, 0)).unwrap();
+
+    // Another board.
+    let err = load_checkpoint(&dir, &Ruleset::builtin("tablut"), &device).unwrap_err();
+    assert!(matches!(err, NnError::Mismatch { .. }), "{err}");
+    assert!(err.to_string().contains("board size 7"), "{err}");
+
+    // Same board, other knobs: each differing knob is named.
+    let traditional = Ruleset::builtin("brandubh-traditional");
+    let msg = load_checkpoint(&dir, &traditional, &device)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("trained for ruleset `brandubh`"), "{msg}");
+    let differing: Vec<_> = [
+        "king_capture",
+        "escape",
+        "repetition",
+        "throne_pass",
+        "king_armed",
+        "corner_hostile",
+    ]
+    .into_iter()
+    .filter(|k| {
+        let v = |r: &Ruleset| serde_json::to_value(&r.file).unwrap()[*k].clone();
+        v(&brandubh) != v(&traditional)
+    })
+    .collect();
+    assert!(!differing.is_empty());
+    for k in differing {
+        assert!(msg.contains(&format!("knob `{k}`")), "{k} in {msg}");
+    }
+
+    // Another encoding version.
+    let mut manifest = read_manifest(&dir).unwrap();
+    manifest.encoding_version = 2;
+    write_atomic(
+        &dir.join(MANIFEST_FILE),
+        serde_json::to_string(&manifest).unwrap().as_bytes(),
+    )
+    .unwrap();
+    let msg = load_checkpoint(&dir, &brandubh, &device).unwrap_err().to_string();
+    assert!(msg.contains("encoding version 2"), "{msg}");
+
+    // Not JSON at all.
+    std::fs::write(dir.join(MANIFEST_FILE), "{ \"format\": ").unwrap();
+    assert!(matches!(
+        load_checkpoint(&dir, &brandubh, &device),
+        Err(NnError::Manifest { .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn damaged_weights_are_errors_not_panics() {
+    let ruleset = Ruleset::builtin("brandubh");
+    let device = default_device();
+    let config = NetConfig::tiny(7);
+    let dir = temp_dir("damaged");
+    let manifest =
+        save_checkpoint(&dir, &config.init(&device), &Manifest::new(&ruleset, &config, 0)).unwrap();
+    let path = dir.join(WEIGHTS_FILE);
+    let good = std::fs::read(&path).unwrap();
+
+    // Truncated.
+    std::fs::write(&path, &good[..good.len() / 2]).unwrap();
+    let err = load_checkpoint(&dir, &ruleset, &device).unwrap_err();
+    assert!(
+        matches!(err, NnError::Weights { .. }) && err.to_string().contains("truncated"),
+        "{err}"
+    );
+
+    // One byte flipped.
+    let mut bad = good.clone();
+    let last = bad.len() - 3;
+    bad[last] ^= 0x40;
+    std::fs::write(&path, &bad).unwrap();
+    let err = load_checkpoint(&dir, &ruleset, &device).unwrap_err();
+    assert!(err.to_string().contains("damaged"), "{err}");
+
+    // Garbage that the manifest vouches for still fails in the parser, as an error.
+    let garbage: Vec<u8> = (0..good.len()).map(|i| (i * 31 % 251) as u8).collect();
+    let mut m = manifest.clone();
+    m.weights.fnv1a64 = format!("{:016x}", fnv1a64(&garbage));
+    std::fs::write(&path, &garbage).unwrap();
+    write_atomic(
+        &dir.join(MANIFEST_FILE),
+        serde_json::to_string(&m).unwrap().as_bytes(),
+    )
+    .unwrap();
+    assert!(matches!(
+        load_checkpoint(&dir, &ruleset, &device),
+        Err(NnError::Weights { .. })
+    ));
+
+    // Weights of another shape under a manifest that claims this one.
+    let bigger = NetConfig::tiny(7).with_channels(24);
+    let bytes = weights_to_bytes(&bigger.init(&device)).unwrap();
+    let err = weights_from_bytes(&config, bytes, &device, &path).unwrap_err();
+    assert!(matches!(err, NnError::Weights { .. }), "{err}");
+
+    // A missing folder.
+    assert!(matches!(
+        load_checkpoint(&dir.join("nope"), &ruleset, &device),
+        Err(NnError::Io { .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Hand-made positions with one good move and a known result each.
+fn hand_made_samples(ruleset: &Ruleset) -> Vec<Sample> {
+    let rules = Rules::<u128>::new(ruleset).unwrap();
+    let enc = Encoder::new(ruleset);
+    let mut game = Game::new(&rules);
+    let mut samples = Vec::new();
+    for i in 0..6 {
+        let pos = *game.position();
+        let moves = pos.moves(&rules);
+        let mut visits = vec![0.0; moves.len()];
+        visits[(i * 5) % moves.len()] = 1.0;
+        let outcome = if pos.to_move() == Side::Attackers {
+            Wdl::from_value(1.0)
+        } else {
+            Wdl::from_value(-1.0)
+        };
+        samples.push(Sample::new(
+            &enc,
+            &pos,
+            1,
+            game.ply(),
+            moves.as_slice(),
+            &visits,
+            outcome,
+            30.0 - i as f32,
+        ));
+        game.play_unchecked(&rules, moves.as_slice()[(i * 3) % moves.len()]);
+    }
+    samples
+}
+
+#[test]
+fn tiny_network_overfits_hand_made_positions() {
+    let ruleset = Ruleset::builtin("brandubh");
+    let enc = Encoder::new(&ruleset);
+    let device = default_device().autodiff();
+    device.seed(7);
+    let model = NetConfig::tiny(7).with_moves_left(true).init(&device);
+    let mut learner = Learner::new(model, AdamConfig::new().init(), LossConfig::new());
+    let batch = Batch::new(&enc, &hand_made_samples(&ruleset), &device);
+    let first = learner.step(&batch, 1e-2);
+    let mut last = first;
+    for _ in 0..150 {
+        last = learner.step(&batch, 1e-2);
+    }
+    // From about ln(40) + ln(3) to nearly nothing.
+    assert!(first.total > 3.0, "{first:?}");
+    assert!(last.total < 0.15, "{first:?} -> {last:?}");
+    assert!(last.policy < 0.1 && last.value < 0.05, "{last:?}");
+    assert_eq!(learner.steps(), 151);
+}
+
+fn evaluator(random_symmetry: bool, callers: usize) -> (NetEvaluator, TaflNet, Ruleset) {
+    let ruleset = Ruleset::builtin("brandubh");
+    let device = default_device();
+    device.seed(3);
+    let model = NetConfig::tiny(7).init(&device);
+    let config = BatchConfig {
+        max_batch: 16,
+        max_wait: Duration::from_millis(20),
+        callers,
+        random_symmetry,
+        seed: 1,
+        threads: 1,
+    };
+    let eval = NetEvaluator::new(model.clone(), &ruleset, device, config, "net:test");
+    (eval, model, ruleset)
+}
+
+/// The expected evaluation of each position of a game, straight from the model.
+fn direct(model: &TaflNet, ruleset: &Ruleset, games: &[Game<u128>]) -> Vec<Evaluation> {
+    let rules = Rules::<u128>::new(ruleset).unwrap();
+    let enc = Encoder::new(ruleset);
+    let n = ruleset.size();
+    let mut flat = Vec::new();
+    for g in games {
+        flat.extend(enc.encode_vec(g.position(), 1, g.ply(), 0));
+    }
+    let input = Tensor::from_data(
+        TensorData::new(flat, [games.len(), PLANES, n, n]),
+        &default_device(),
+    );
+    let (policy, wdl, _) = outputs(model, input);
+    let p = enc.policy_size();
+    games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let moves = g.position().moves(&rules);
+            let logits: Vec<f32> = enc
+                .move_indices(moves.as_slice(), 0)
+                .iter()
+                .map(|&j| policy[i * p + j as usize])
+                .collect();
+            let w = softmax(&wdl[i * 3..i * 3 + 3]);
+            Evaluation {
+                priors: softmax(&logits),
+                wdl: Wdl {
+                    win: w[0],
+                    draw: w[1],
+                    loss: w[2],
+                },
+            }
+        })
+        .collect()
+}
+
+use tafl_engine::Evaluation;
+
+fn games(ruleset: &Ruleset, count: usize, seed: usize) -> Vec<Game<u128>> {
+    let rules = Rules::<u128>::new(ruleset).unwrap();
+    (0..count)
+        .map(|i| {
+            let mut g = Game::new(&rules);
+            for k in 0..(i + seed) % 9 {
+                let moves = g.position().moves(&rules);
+                g.play_unchecked(&rules, moves.as_slice()[(k * 11 + i) % moves.len()]);
+            }
+            g
+        })
+        .collect()
+}
+
+fn close(a: &Evaluation, b: &Evaluation) -> bool {
+    a.priors.len() == b.priors.len()
+        && a.priors.iter().zip(&b.priors).all(|(x, y)| (x - y).abs() < 1e-4)
+        && (a.wdl.win - b.wdl.win).abs() < 1e-4
+        && (a.wdl.loss - b.wdl.loss).abs() < 1e-4
+}
+
+fn evaluate_games(eval: &NetEvaluator, ruleset: &Ruleset, gs: &[Game<u128>]) -> Vec<Evaluation> {
+    let rules = Rules::<u128>::new(ruleset).unwrap();
+    let moves: Vec<_> = gs.iter().map(|g| g.position().moves(&rules)).collect();
+    let inputs: Vec<EvalInput<'_, u128>> = gs
+        .iter()
+        .zip(&moves)
+        .map(|(g, m)| EvalInput {
+            position: g.position(),
+            moves: m.as_slice(),
+            occurrences: 1,
+            ply: g.ply(),
+        })
+        .collect();
+    eval.evaluate(&rules, &inputs)
+}
+
+#[test]
+fn evaluator_serves_one_caller() {
+    let (eval, model, ruleset) = evaluator(false, 1);
+    // More positions than one batch holds, so the call spans several forward passes.
+    let gs = games(&ruleset, 40, 0);
+    let got = evaluate_games(&eval, &ruleset, &gs);
+    let want = direct(&model, &ruleset, &gs);
+    assert_eq!(got.len(), 40);
+    for (g, w) in got.iter().zip(&want) {
+        assert!(close(g, w), "{g:?} vs {w:?}");
+        assert!((g.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+    }
+    let stats = eval.stats();
+    assert_eq!(stats.positions, 40);
+    assert_eq!(stats.batches, 3);
+    assert!(evaluate_games(&eval, &ruleset, &[]).is_empty());
+}
+
+#[test]
+fn evaluator_gathers_concurrent_callers_into_batches() {
+    let (eval, model, ruleset) = evaluator(false, 4);
+    let eval = Arc::new(eval);
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let eval = eval.clone();
+            let ruleset = ruleset.clone();
+            std::thread::spawn(move || {
+                let mut all = Vec::new();
+                for round in 0..5 {
+                    let gs = games(&ruleset, 3, t * 5 + round);
+                    all.push((gs.clone(), evaluate_games(&eval, &ruleset, &gs)));
+                }
+                all
+            })
+        })
+        .collect();
+    let mut positions = 0;
+    for h in handles {
+        for (gs, got) in h.join().unwrap() {
+            let want = direct(&model, &ruleset, &gs);
+            for (g, w) in got.iter().zip(&want) {
+                assert!(close(g, w), "{g:?} vs {w:?}");
+            }
+            positions += gs.len() as u64;
+        }
+    }
+    let stats = eval.stats();
+    assert_eq!(stats.positions, positions);
+    assert!(
+        stats.batches < 20,
+        "4 callers x 5 calls should share batches: {stats:?}"
+    );
+}
+
+#[test]
+fn random_symmetry_keeps_priors_on_the_legal_moves() {
+    let (eval, model, ruleset) = evaluator(true, 1);
+    let gs = games(&ruleset, 12, 3);
+    let got = evaluate_games(&eval, &ruleset, &gs);
+    let want = direct(&model, &ruleset, &gs);
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g.priors.len(), w.priors.len());
+        assert!((g.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        assert!(g.priors.iter().all(|p| *p > 0.0));
+    }
+    // An untrained network is not symmetric, so some evaluation must differ.
+    assert!(got.iter().zip(&want).any(|(g, w)| !close(g, w)));
+}
