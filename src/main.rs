@@ -1,8 +1,12 @@
 //! `tafl`: the command-line front end of the engine.
 
+mod analyze_cmd;
+mod arena_cmd;
 mod bench;
 mod cli;
 mod perft_cmd;
+mod play_cmd;
+mod players;
 mod random_cmd;
 mod replay_cmd;
 

@@ -100,12 +100,12 @@ pub fn write_diagram(rules: &Ruleset, pieces: &[(Sq, Piece)], marks: &[Sq]) -> S
         let marked = |file: usize| marks.contains(&square(n, file, rank));
         for file in 0..n {
             // Brackets replace the separating spaces so columns stay aligned.
-            out.push(if marked(file) {
-                '['
-            } else if file > 0 && marked(file - 1) {
-                ']'
-            } else {
-                ' '
+            let after_mark = file > 0 && marked(file - 1);
+            out.push(match (after_mark, marked(file)) {
+                (true, true) => '|',
+                (false, true) => '[',
+                (true, false) => ']',
+                (false, false) => ' ',
             });
             out.push(grid[square(n, file, rank) as usize]);
         }

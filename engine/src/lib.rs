@@ -19,6 +19,7 @@ mod error;
 mod game;
 mod movegen;
 mod notation;
+mod opentafl;
 mod outcome;
 mod panel;
 mod perft;
@@ -30,6 +31,7 @@ mod ruleset;
 pub mod search;
 mod side;
 mod square;
+pub mod stats;
 mod symmetry;
 mod zobrist;
 
@@ -41,6 +43,7 @@ pub use movegen::{MoveList, MAX_MOVES};
 pub use notation::{
     parse_move, parse_position_record, played_text, position_from_record, position_record, GameRecord,
 };
+pub use opentafl::{otn_move_text, ruleset_from_opentafl, ruleset_to_opentafl, OtgRecord};
 pub use outcome::{Outcome, Reason};
 pub use panel::rules_panel;
 pub use perft::{perft, perft_divide};
@@ -50,14 +53,15 @@ pub use replay::{
     parse_csv_games, replay_csv, CsvGame, CsvMove, CsvResult, EarlyEnd, GameReplay, Mismatch, ReplayEnd,
     ReplaySummary,
 };
-pub use search::{
-    classic_evaluator, EvalInput, Evaluation, Evaluator, EvaluatorFactory, EvaluatorSpec, Heuristic, Level, Levels,
-    MoveStat, Player, PlayerSpec, RootSelection, Rollout, Search, SearchConfig, SearchResult, Uniform, Wdl,
-};
 pub use rules::{Dir, Rules, DIRECTIONS, NONE};
 pub use ruleset::{
     CornersSpec, Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, RulesFile, Ruleset,
     ThroneKind, ThronePass, ThroneStop, YesNo, BUILTIN_IDS,
+};
+pub use search::{
+    classic_evaluator, play_game, score_for, EvalInput, Evaluation, Evaluator, EvaluatorFactory,
+    EvaluatorSpec, Heuristic, Level, Levels, MoveStat, Player, PlayerSpec, Rollout, RootSelection, Search,
+    SearchConfig, SearchResult, Uniform, Wdl,
 };
 pub use side::{Piece, Side};
 pub use square::{parse_square, square, square_name, Sq, MAX_SIZE};

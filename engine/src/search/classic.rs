@@ -22,7 +22,14 @@ impl<B: BitSet> Evaluator<B> for Uniform {
     fn evaluate(&self, _rules: &Rules<B>, inputs: &[EvalInput<'_, B>]) -> Vec<Evaluation> {
         inputs
             .iter()
-            .map(|i| Evaluation { priors: uniform_priors(i.moves.len()), wdl: Wdl { win: 0.0, draw: 1.0, loss: 0.0 } })
+            .map(|i| Evaluation {
+                priors: uniform_priors(i.moves.len()),
+                wdl: Wdl {
+                    win: 0.0,
+                    draw: 1.0,
+                    loss: 0.0,
+                },
+            })
             .collect()
     }
     fn name(&self) -> String {
@@ -44,7 +51,11 @@ pub struct Rollout {
 
 impl Default for Rollout {
     fn default() -> Self {
-        Rollout { playouts: 1, max_plies: 200, seed: 0 }
+        Rollout {
+            playouts: 1,
+            max_plies: 200,
+            seed: 0,
+        }
     }
 }
 
@@ -80,12 +91,22 @@ impl<B: BitSet> Evaluator<B> for Rollout {
                     .map(|k| self.playout(rules, i.position, crate::random::game_seed(base, k as u64)))
                     .sum::<f32>()
                     / n as f32;
-                Evaluation { priors: uniform_priors(i.moves.len()), wdl: Wdl::from_value(v) }
+                Evaluation {
+                    priors: uniform_priors(i.moves.len()),
+                    wdl: Wdl::from_value(v),
+                }
             })
             .collect()
     }
     fn name(&self) -> String {
-        format!("rollout{}", if self.playouts > 1 { format!("x{}", self.playouts) } else { String::new() })
+        format!(
+            "rollout{}",
+            if self.playouts > 1 {
+                format!("x{}", self.playouts)
+            } else {
+                String::new()
+            }
+        )
     }
 }
 
@@ -114,9 +135,22 @@ impl Heuristic {
             .fold(2.0 * n, f32::min);
         let mobility = king_targets.count() as f32 / (2.0 * (n - 1.0));
         let hugging = (rules.neighbours(pos.king_set()) & pos.attackers()).count() as f32;
-        let start_att = rules.ruleset.start.iter().filter(|(_, p)| *p == crate::Piece::Attacker).count().max(1) as f32;
-        let start_def = rules.ruleset.start.iter().filter(|(_, p)| *p == crate::Piece::Defender).count().max(1) as f32;
-        let material = pos.defenders().count() as f32 / start_def - pos.attackers().count() as f32 / start_att;
+        let start_att = rules
+            .ruleset
+            .start
+            .iter()
+            .filter(|(_, p)| *p == crate::Piece::Attacker)
+            .count()
+            .max(1) as f32;
+        let start_def = rules
+            .ruleset
+            .start
+            .iter()
+            .filter(|(_, p)| *p == crate::Piece::Defender)
+            .count()
+            .max(1) as f32;
+        let material =
+            pos.defenders().count() as f32 / start_def - pos.attackers().count() as f32 / start_att;
         let mut s = 0.8 * material + 0.6 * mobility - 0.35 * hugging + 0.8 * (1.0 - dist / n);
         s += match (pos.to_move(), escapes_in_one as u32) {
             (Side::Defenders, e) if e >= 1 => 4.0,
@@ -154,8 +188,15 @@ impl<B: BitSet> Evaluator<B> for Heuristic {
             .iter()
             .map(|i| {
                 let d = Heuristic::defender_score(rules, i.position);
-                let v = if i.position.to_move() == Side::Defenders { d } else { -d };
-                Evaluation { priors: Heuristic::priors(rules, i.position, i.moves), wdl: Wdl::from_value(v) }
+                let v = if i.position.to_move() == Side::Defenders {
+                    d
+                } else {
+                    -d
+                };
+                Evaluation {
+                    priors: Heuristic::priors(rules, i.position, i.moves),
+                    wdl: Wdl::from_value(v),
+                }
             })
             .collect()
     }

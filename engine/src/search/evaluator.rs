@@ -33,7 +33,11 @@ impl Wdl {
     /// A certain win / draw / loss and everything between, from a scalar in [-1, 1].
     pub fn from_value(v: f32) -> Wdl {
         let v = v.clamp(-1.0, 1.0);
-        Wdl { win: (1.0 + v) / 2.0, draw: 0.0, loss: (1.0 - v) / 2.0 }
+        Wdl {
+            win: (1.0 + v) / 2.0,
+            draw: 0.0,
+            loss: (1.0 - v) / 2.0,
+        }
     }
     /// Expected score in [-1, 1]: win minus loss.
     pub fn value(&self) -> f32 {

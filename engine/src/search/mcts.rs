@@ -217,7 +217,12 @@ impl<B: BitSet> Search<B> {
     /// is chosen by proven win first; else under the Gumbel root the sequential-halving
     /// winner; else the most visited move, or with `temperature > 0` a draw with
     /// probability proportional to visits^(1/temperature).
-    pub fn run(&mut self, rules: &Rules<B>, evaluator: &dyn Evaluator<B>, temperature: f32) -> Option<SearchResult> {
+    pub fn run(
+        &mut self,
+        rules: &Rules<B>,
+        evaluator: &dyn Evaluator<B>,
+        temperature: f32,
+    ) -> Option<SearchResult> {
         if self.game.outcome().is_some() {
             return None;
         }
@@ -232,8 +237,11 @@ impl<B: BitSet> Search<B> {
             let kids = self.nodes[self.root].children();
             let noise = noise::dirichlet(&mut self.rng, self.config.dirichlet_alpha, kids.len());
             let eps = self.config.dirichlet_epsilon;
-            self.root_priors =
-                Some(kids.zip(noise).map(|(c, n)| (1.0 - eps) * self.nodes[c].prior + eps * n).collect());
+            self.root_priors = Some(
+                kids.zip(noise)
+                    .map(|(c, n)| (1.0 - eps) * self.nodes[c].prior + eps * n)
+                    .collect(),
+            );
         }
         let total = self.config.simulations;
         let mut gumbel_choice = None;
@@ -264,7 +272,10 @@ impl<B: BitSet> Search<B> {
     /// Gumbel-top-k with sequential halving; returns the chosen root child and the simulations run.
     fn gumbel_root(&mut self, rules: &Rules<B>, evaluator: &dyn Evaluator<B>, budget: u32) -> (usize, u32) {
         let kids: Vec<usize> = self.nodes[self.root].children().collect();
-        let logits: Vec<f32> = kids.iter().map(|&c| self.nodes[c].prior.max(1e-12).ln()).collect();
+        let logits: Vec<f32> = kids
+            .iter()
+            .map(|&c| self.nodes[c].prior.max(1e-12).ln())
+            .collect();
         let g: Vec<f32> = kids.iter().map(|_| noise::gumbel(&mut self.rng)).collect();
         let mut cand: Vec<usize> = (0..kids.len()).collect();
         cand.sort_by(|&a, &b| (g[b] + logits[b]).total_cmp(&(g[a] + logits[a])));
@@ -301,20 +312,34 @@ impl<B: BitSet> Search<B> {
             left = left.saturating_sub(r);
         }
         let score = |s: &Self, i: usize| g[i] + logits[i] + s.sigma(s.nodes[kids[i]].q());
-        let best = cand.iter().copied().max_by(|&a, &b| score(self, a).total_cmp(&score(self, b))).unwrap_or(0);
+        let best = cand
+            .iter()
+            .copied()
+            .max_by(|&a, &b| score(self, a).total_cmp(&score(self, b)))
+            .unwrap_or(0);
         (kids[best], ran)
     }
 
     /// The monotone transform of a value in [-1, 1] used by the Gumbel root.
     fn sigma(&self, q: f32) -> f32 {
-        let max_visits = self.nodes[self.root].children().map(|c| self.nodes[c].visits).max().unwrap_or(0);
+        let max_visits = self.nodes[self.root]
+            .children()
+            .map(|c| self.nodes[c].visits)
+            .max()
+            .unwrap_or(0);
         (self.config.gumbel_c_visit + max_visits as f32) * self.config.gumbel_c_scale * (q + 1.0) / 2.0
     }
 
     /// Runs up to `want` simulations, evaluating their leaves in one call; returns how many
     /// ran. With a non-empty `forced`, simulation `i` goes through root child `forced[i]`
     /// (a colliding one is dropped).
-    fn simulate_batch(&mut self, rules: &Rules<B>, evaluator: &dyn Evaluator<B>, want: u32, forced: &[usize]) -> u32 {
+    fn simulate_batch(
+        &mut self,
+        rules: &Rules<B>,
+        evaluator: &dyn Evaluator<B>,
+        want: u32,
+        forced: &[usize],
+    ) -> u32 {
         let mut pending: Vec<PendingLeaf<B>> = Vec::new();
         let mut ran = 0;
         let mut collisions = 0;
@@ -409,7 +434,11 @@ impl<B: BitSet> Search<B> {
         let parent_q = if n.visits > 0 { -n.q() } else { 0.0 };
         let fpu = parent_q - self.config.fpu_reduction;
         let vl = self.config.virtual_loss;
-        let root_priors = if node == self.root { self.root_priors.as_deref() } else { None };
+        let root_priors = if node == self.root {
+            self.root_priors.as_deref()
+        } else {
+            None
+        };
         let mut best = n.first_child as usize;
         let mut best_score = f32::NEG_INFINITY;
         for (j, c) in n.children().enumerate() {
@@ -446,14 +475,25 @@ impl<B: BitSet> Search<B> {
     /// Creates the children of a leaf; returns the leaf's value for its side to move. Moves
     /// that end the game at once (escape, king capture, fort, encirclement) are found here,
     /// without the evaluator, and make the leaf a proven win.
-    fn expand(&mut self, rules: &Rules<B>, leaf: &PendingLeaf<B>, moves: &[Move], priors: &[f32], value: f32) -> f32 {
+    fn expand(
+        &mut self,
+        rules: &Rules<B>,
+        leaf: &PendingLeaf<B>,
+        moves: &[Move],
+        priors: &[f32],
+        value: f32,
+    ) -> f32 {
         let node = *leaf.path.last().unwrap_or(&self.root);
         let pos = leaf.game.position();
         let first = self.nodes.len();
         let uniform = 1.0 / moves.len().max(1) as f32;
         let mut wins = false;
         for (i, &mv) in moves.iter().enumerate() {
-            let p = priors.get(i).copied().filter(|p| p.is_finite() && *p >= 0.0).unwrap_or(uniform);
+            let p = priors
+                .get(i)
+                .copied()
+                .filter(|p| p.is_finite() && *p >= 0.0)
+                .unwrap_or(uniform);
             let mut child = Node::new(mv, p);
             if might_end_game(rules, pos, mv) {
                 let mut after = *pos;
@@ -559,12 +599,17 @@ impl<B: BitSet> Search<B> {
         } else if total_visits == 0 {
             moves.iter().map(|m| m.prior).collect()
         } else {
-            moves.iter().map(|m| m.visits as f32 / total_visits as f32).collect()
+            moves
+                .iter()
+                .map(|m| m.visits as f32 / total_visits as f32)
+                .collect()
         };
         let winning = kids.iter().position(|&c| self.nodes[c].proven == 1);
         let most_visited = (0..kids.len())
             .max_by(|&a, &b| {
-                (moves[a].visits, moves[a].q).partial_cmp(&(moves[b].visits, moves[b].q)).unwrap_or(std::cmp::Ordering::Equal)
+                (moves[a].visits, moves[a].q)
+                    .partial_cmp(&(moves[b].visits, moves[b].q))
+                    .unwrap_or(std::cmp::Ordering::Equal)
             })
             .unwrap_or(0);
         let chosen = if let Some(w) = winning {
@@ -572,8 +617,10 @@ impl<B: BitSet> Search<B> {
         } else if let Some(g) = gumbel_choice.and_then(|g| kids.iter().position(|&c| c == g)) {
             g
         } else if temperature > 0.0 && total_visits > 0 {
-            let weights: Vec<f64> =
-                moves.iter().map(|m| (m.visits as f64).powf(1.0 / temperature as f64)).collect();
+            let weights: Vec<f64> = moves
+                .iter()
+                .map(|m| (m.visits as f64).powf(1.0 / temperature as f64))
+                .collect();
             let sum: f64 = weights.iter().sum();
             let mut x = noise::unit(&mut self.rng) as f64 * sum;
             let mut pick = most_visited;
@@ -591,7 +638,11 @@ impl<B: BitSet> Search<B> {
         let proven = (root.proven != UNKNOWN).then_some(-root.proven);
         SearchResult {
             best: moves[chosen].mv,
-            value: if root.visits > 0 { -root.q() } else { 0.0 },
+            value: match proven {
+                Some(p) => p as f32,
+                None if root.visits > 0 => -root.q(),
+                None => 0.0,
+            },
             proven,
             pv: self.principal_variation(kids[chosen]),
             moves,
@@ -600,15 +651,28 @@ impl<B: BitSet> Search<B> {
         }
     }
 
+    /// The most visited line of the tree that starts with root move `mv` (just `mv` when
+    /// the tree has nothing below it).
+    pub fn line(&self, mv: Move) -> Vec<Move> {
+        match self.nodes[self.root].children().find(|&c| self.nodes[c].mv == mv) {
+            Some(c) => self.principal_variation(c),
+            None => vec![mv],
+        }
+    }
+
     fn principal_variation(&self, first: usize) -> Vec<Move> {
         let mut pv = vec![self.nodes[first].mv];
         let mut node = first;
         while pv.len() < 32 {
             let n = &self.nodes[node];
-            let Some(next) = n.children().filter(|&c| self.nodes[c].visits > 0).max_by_key(|&c| {
-                let ch = &self.nodes[c];
-                (ch.proven == 1, ch.visits)
-            }) else {
+            let Some(next) = n
+                .children()
+                .filter(|&c| self.nodes[c].visits > 0)
+                .max_by_key(|&c| {
+                    let ch = &self.nodes[c];
+                    (ch.proven == 1, ch.visits)
+                })
+            else {
                 break;
             };
             pv.push(self.nodes[next].mv);
@@ -639,7 +703,9 @@ fn proven_for(winner: Option<Side>, mover: Side) -> i8 {
 fn might_end_game<B: BitSet>(rules: &Rules<B>, pos: &crate::Position<B>, mv: Move) -> bool {
     match pos.to_move() {
         Side::Defenders => mv.from == pos.king() || rules.exit_fort,
-        Side::Attackers => rules.encirclement || (rules.neighbours(B::single(mv.to as usize)) & pos.king_set()).any(),
+        Side::Attackers => {
+            rules.encirclement || (rules.neighbours(B::single(mv.to as usize)) & pos.king_set()).any()
+        }
     }
 }
 

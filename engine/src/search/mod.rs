@@ -1,6 +1,7 @@
 //! Search: the [`Evaluator`] trait, classic evaluators, Monte Carlo tree search, players and
 //! AI levels. Search sees evaluations only through [`Evaluator`].
 
+mod arena;
 mod classic;
 mod config;
 mod evaluator;
@@ -8,6 +9,7 @@ mod mcts;
 mod noise;
 mod player;
 
+pub use arena::{play_game, score_for};
 pub use classic::{Heuristic, Rollout, Uniform};
 pub use config::{RootSelection, SearchConfig};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, Wdl};

@@ -65,7 +65,10 @@ mod tests {
         assert!((d.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         for shape in [0.3, 1.0, 2.5] {
             let mean: f64 = (0..20000).map(|_| gamma(&mut rng, shape)).sum::<f64>() / 20000.0;
-            assert!((mean - shape).abs() < 0.05 * shape.max(1.0), "shape {shape}: mean {mean}");
+            assert!(
+                (mean - shape).abs() < 0.05 * shape.max(1.0),
+                "shape {shape}: mean {mean}"
+            );
         }
     }
 }

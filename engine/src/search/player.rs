@@ -60,7 +60,9 @@ impl PlayerSpec {
         // A model path may itself hold `:`; the simulation count is the part after the last one.
         let (eval_text, sims) = match rest.rsplit_once(':') {
             Some((e, s)) if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) => {
-                let n: u32 = s.parse().map_err(|_| format!("player `{t}`: simulations `{s}` is too large"))?;
+                let n: u32 = s
+                    .parse()
+                    .map_err(|_| format!("player `{t}`: simulations `{s}` is too large"))?;
                 (e, n)
             }
             _ => (rest, SearchConfig::default().simulations),
@@ -77,7 +79,10 @@ impl PlayerSpec {
                 _ => return Err(format!("player `{t}`: unknown evaluator `{e}`; {forms}")),
             },
         };
-        Ok(PlayerSpec::Mcts { evaluator, simulations: sims })
+        Ok(PlayerSpec::Mcts {
+            evaluator,
+            simulations: sims,
+        })
     }
 }
 
@@ -86,7 +91,10 @@ impl std::fmt::Display for PlayerSpec {
         match self {
             PlayerSpec::Random => f.write_str("random"),
             PlayerSpec::Heuristic => f.write_str("heuristic"),
-            PlayerSpec::Mcts { evaluator, simulations } => {
+            PlayerSpec::Mcts {
+                evaluator,
+                simulations,
+            } => {
                 let e = match evaluator {
                     EvaluatorSpec::Uniform => "uniform".to_string(),
                     EvaluatorSpec::Rollout => "rollout".to_string(),
@@ -115,7 +123,11 @@ pub fn classic_evaluator<B: BitSet>(spec: &EvaluatorSpec) -> Result<Arc<dyn Eval
 enum Kind<B: BitSet> {
     Random,
     Greedy,
-    Mcts { config: SearchConfig, evaluator: Arc<dyn Evaluator<B>>, search: Option<Box<Search<B>>> },
+    Mcts {
+        config: SearchConfig,
+        evaluator: Arc<dyn Evaluator<B>>,
+        search: Option<Box<Search<B>>>,
+    },
 }
 
 /// A player that picks moves for either side.
@@ -134,15 +146,27 @@ pub struct Player<B: BitSet> {
 impl<B: BitSet> Player<B> {
     /// A player from its spec; `factory` builds evaluators (use [`classic_evaluator`] when no
     /// network is available). `config` is the search's base config (simulations come from the spec).
-    pub fn new(spec: &PlayerSpec, seed: u64, config: &SearchConfig, factory: EvaluatorFactory<'_, B>) -> Result<Player<B>, String> {
+    pub fn new(
+        spec: &PlayerSpec,
+        seed: u64,
+        config: &SearchConfig,
+        factory: EvaluatorFactory<'_, B>,
+    ) -> Result<Player<B>, String> {
         let kind = match spec {
             PlayerSpec::Random => Kind::Random,
             PlayerSpec::Heuristic => Kind::Greedy,
-            PlayerSpec::Mcts { evaluator, simulations } => {
+            PlayerSpec::Mcts {
+                evaluator,
+                simulations,
+            } => {
                 let mut config = config.clone();
                 config.simulations = *simulations;
                 config.validate()?;
-                Kind::Mcts { config, evaluator: factory(evaluator)?, search: None }
+                Kind::Mcts {
+                    config,
+                    evaluator: factory(evaluator)?,
+                    search: None,
+                }
             }
         };
         Ok(Player {
@@ -204,13 +228,21 @@ impl<B: BitSet> Player<B> {
                 let pick = *best.get(self.rng.random_range(0..best.len().max(1)))?;
                 Some((pick, None))
             }
-            Kind::Mcts { config, evaluator, search } => {
+            Kind::Mcts {
+                config,
+                evaluator,
+                search,
+            } => {
                 let s = match search {
                     Some(s) => {
                         s.sync(rules, game);
                         s
                     }
-                    None => search.insert(Box::new(Search::new(config.clone(), game, self.seed ^ game.ply() as u64))),
+                    None => search.insert(Box::new(Search::new(
+                        config.clone(),
+                        game,
+                        self.seed ^ game.ply() as u64,
+                    ))),
                 };
                 let result = s.run(rules, evaluator.as_ref(), self.temperature)?;
                 s.advance(rules, result.best);
@@ -263,7 +295,10 @@ pub struct Levels(pub Vec<Level>);
 impl Levels {
     /// The levels shipped in `configs/levels.toml`.
     pub fn builtin() -> Levels {
-        match Levels::parse(include_str!("../../../configs/levels.toml"), "configs/levels.toml") {
+        match Levels::parse(
+            include_str!("../../../configs/levels.toml"),
+            "configs/levels.toml",
+        ) {
             Ok(l) => l,
             Err(e) => panic!("{e}"),
         }
@@ -274,11 +309,18 @@ impl Levels {
         let f: LevelsFile = toml::from_str(text).map_err(|e| format!("levels file `{file}`: {e}"))?;
         for (i, l) in f.level.iter().enumerate() {
             if l.level as usize != i + 1 {
-                return Err(format!("levels file `{file}`: level {} is listed in place {}; number them 1..N in order", l.level, i + 1));
+                return Err(format!(
+                    "levels file `{file}`: level {} is listed in place {}; number them 1..N in order",
+                    l.level,
+                    i + 1
+                ));
             }
             l.spec().map_err(|e| format!("levels file `{file}`: {e}"))?;
             if !(l.temperature.is_finite() && l.temperature >= 0.0) {
-                return Err(format!("levels file `{file}`: level {}: temperature must be >= 0", l.level));
+                return Err(format!(
+                    "levels file `{file}`: level {}: temperature must be >= 0",
+                    l.level
+                ));
             }
         }
         Ok(Levels(f.level))
@@ -286,6 +328,9 @@ impl Levels {
 
     /// Level `n` (1-based).
     pub fn get(&self, n: u32) -> Result<&Level, String> {
-        self.0.iter().find(|l| l.level == n).ok_or_else(|| format!("no level {n}; levels are 1..={}", self.0.len()))
+        self.0
+            .iter()
+            .find(|l| l.level == n)
+            .ok_or_else(|| format!("no level {n}; levels are 1..={}", self.0.len()))
     }
 }

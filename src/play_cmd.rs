@@ -1,0 +1,140 @@
+//! `tafl play`: a game against the AI in the terminal (or from piped input).
+
+use crate::players::{build, Resolved};
+use std::io::{BufRead, Write};
+use tafl_engine::{
+    classic_evaluator, parse_move, played_text, with_board, BitSet, EvaluatorSpec, Game, Player, PlayerSpec,
+    Rules, Ruleset, SearchConfig, Side, Sq,
+};
+
+const HELP: &str = "commands: a move such as e1-e4, hint, undo, new, quit, help";
+
+/// Plays as `human` against `ai` until `quit` or the end of input.
+pub fn run(rs: &Ruleset, human: Side, ai: &Resolved, seed: u64) -> Result<(), String> {
+    with_board!(rs, B, rules => play::<B>(&rules, human, ai, seed))
+}
+
+fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> Result<(), String> {
+    let n = rules.n;
+    let mut player: Player<B> = build(ai, seed)?;
+    let hint_spec = match &ai.spec {
+        PlayerSpec::Mcts {
+            evaluator,
+            simulations,
+        } => PlayerSpec::Mcts {
+            evaluator: evaluator.clone(),
+            simulations: (*simulations).max(400),
+        },
+        _ => PlayerSpec::Mcts {
+            evaluator: EvaluatorSpec::Heuristic,
+            simulations: 400,
+        },
+    };
+    let mut game = Game::new(rules);
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut out = std::io::stdout();
+    println!(
+        "{} — you play the {}, the AI is {}. {HELP}",
+        rules.ruleset.file.name, human, ai.label
+    );
+    let mut show = true;
+    loop {
+        if show {
+            print!("{}", board(rules, &game));
+        }
+        show = true;
+        if let Some(o) = game.outcome() {
+            println!("game over: {o}");
+            print!("new, undo or quit> ");
+        } else if game.position().to_move() != human {
+            let Some((mv, _)) = player.choose(rules, &game) else {
+                break;
+            };
+            game.play(rules, mv)
+                .map_err(|e| format!("the AI chose an illegal move: {e}"))?;
+            let played = game.moves()[game.moves().len() - 1];
+            println!("AI plays {}", played_text(n, &played));
+            continue;
+        } else {
+            print!("{} to move> ", human);
+        }
+        let _ = out.flush();
+        let Some(Ok(line)) = lines.next() else {
+            println!();
+            break;
+        };
+        let cmd = line.trim();
+        match cmd {
+            "" => show = false,
+            "quit" | "exit" | "q" => break,
+            "help" | "?" => {
+                println!("{HELP}");
+                show = false;
+            }
+            "new" => {
+                game = Game::new(rules);
+                player = build(ai, seed.wrapping_add(1))?;
+            }
+            "undo" => {
+                // Back to the human's last turn: the AI's reply and the human's move.
+                let mut undone = 0;
+                while game.undo(rules) {
+                    undone += 1;
+                    if game.position().to_move() == human {
+                        break;
+                    }
+                }
+                if undone == 0 {
+                    println!("nothing to undo");
+                    show = false;
+                }
+            }
+            "hint" => {
+                show = false;
+                if game.outcome().is_some() || game.position().to_move() != human {
+                    println!("no hint: it is not your turn");
+                    continue;
+                }
+                let mut helper = Player::new(
+                    &hint_spec,
+                    seed ^ 0x4117,
+                    &SearchConfig::default(),
+                    &classic_evaluator,
+                )?;
+                if let Some((mv, res)) = helper.choose(rules, &game) {
+                    let detail = res
+                        .map(|r| format!(" (value {:+.2} for you, {} simulations)", r.value, r.simulations))
+                        .unwrap_or_default();
+                    println!("hint: {}{detail}", mv.text(n));
+                }
+            }
+            text => match parse_move(n, text) {
+                Err(e) => {
+                    println!("not a move: {e}. {HELP}");
+                    show = false;
+                }
+                Ok((mv, _)) => {
+                    if let Err(e) = game.play(rules, mv) {
+                        println!("{e}");
+                        show = false;
+                    }
+                }
+            },
+        }
+    }
+    Ok(())
+}
+
+/// The board with the last move's squares and its captures marked, and the last move's text.
+fn board<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> String {
+    let mut marks: Vec<Sq> = Vec::new();
+    let mut last = String::new();
+    if let Some(p) = game.moves().last() {
+        marks.push(p.mv.from);
+        marks.push(p.mv.to);
+        marks.extend(p.captured.squares().map(|s| s as Sq));
+        last = format!("last move: {}\n", played_text(rules.n, p));
+    }
+    format!("\n{}{last}", game.position().diagram(rules, &marks))
+}
