@@ -3,6 +3,45 @@
 use std::time::Instant;
 use tafl_engine::{game_seed, random_game, with_board, BitSet, MoveList, Position, Rules, Ruleset};
 
+/// Search simulations per second on `rs` from its start position: one search on one thread,
+/// and one search per thread on two threads (searches are single-threaded; self-play and
+/// arenas run one per game).
+pub fn search(rs: &Ruleset, seconds: f64) {
+    use rayon::prelude::*;
+    use tafl_engine::{Evaluator, Game, Rollout, Search, SearchConfig, Uniform};
+    with_board!(rs, B, rules => {
+        let evals: Vec<Box<dyn Evaluator<B>>> = vec![Box::new(Uniform), Box::new(Rollout::default())];
+        for eval in &evals {
+            for threads in [1usize, 2] {
+                let sims_per_thread = |t: usize| {
+                    let t0 = Instant::now();
+                    let mut sims = 0u64;
+                    let mut i = 0;
+                    while t0.elapsed().as_secs_f64() < seconds {
+                        let game = Game::new(&rules);
+                        let config = SearchConfig { simulations: 800, ..SearchConfig::default() };
+                        let mut s = Search::new(config, &game, (t * 1000 + i) as u64);
+                        if let Some(r) = s.run(&rules, eval.as_ref(), 0.0) {
+                            sims += r.simulations as u64;
+                        }
+                        i += 1;
+                    }
+                    sims as f64 / t0.elapsed().as_secs_f64()
+                };
+                let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                    Ok(p) => p,
+                    Err(e) => {
+                        eprintln!("cannot start threads: {e}");
+                        return;
+                    }
+                };
+                let rate: f64 = pool.install(|| (0..threads).into_par_iter().map(sims_per_thread).sum());
+                println!("{:<22} search {:<10} {threads} thread(s) {:>12.0} simulations/s", rs.id(), eval.name(), rate);
+            }
+        }
+    });
+}
+
 /// Prints move generations per second at the start position and random-game plies per second.
 pub fn run(sets: &[Ruleset], seconds: f64) {
     for rs in sets {

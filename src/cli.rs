@@ -131,6 +131,10 @@ enum Command {
         /// Seconds per measurement.
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
+        /// Also measure search simulations per second (Uniform and Rollout evaluators) on
+        /// this ruleset, one and two threads.
+        #[arg(long)]
+        search: Option<String>,
     },
 }
 
@@ -255,7 +259,11 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 threads,
             )
         }
-        Command::Bench { rules, seconds } => {
+        Command::Bench {
+            rules,
+            seconds,
+            search,
+        } => {
             let mut sets = Vec::new();
             for id in rules.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                 sets.push(Ruleset::load(id).map_err(|e| e.to_string())?);
@@ -264,6 +272,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 return Err("--seconds must be a positive number".into());
             }
             crate::bench::run(&sets, seconds);
+            if let Some(id) = search {
+                let rs = Ruleset::load(&id).map_err(|e| e.to_string())?;
+                crate::bench::search(&rs, seconds);
+            }
             Ok(())
         }
     }
