@@ -8,16 +8,34 @@ fn rules(id: &str) -> Rules<u128> {
 }
 
 fn evaluators() -> Vec<Box<dyn Evaluator<u128>>> {
-    vec![Box::new(Uniform), Box::new(Rollout::default()), Box::new(Heuristic)]
+    vec![
+        Box::new(Uniform),
+        Box::new(Rollout::default()),
+        Box::new(Heuristic),
+    ]
 }
 
-fn search(rules: &Rules<u128>, game: &Game<u128>, config: SearchConfig, eval: &dyn Evaluator<u128>) -> SearchResult {
-    Search::new(config, game, 7).run(rules, eval, 0.0).expect("a move")
+fn search(
+    rules: &Rules<u128>,
+    game: &Game<u128>,
+    config: SearchConfig,
+    eval: &dyn Evaluator<u128>,
+) -> SearchResult {
+    Search::new(config, game, 7)
+        .run(rules, eval, 0.0)
+        .expect("a move")
 }
 
 fn configs(sims: u32) -> Vec<SearchConfig> {
-    let puct = SearchConfig { simulations: sims, ..SearchConfig::default() };
-    let gumbel = SearchConfig { simulations: sims, root: RootSelection::Gumbel, ..SearchConfig::default() };
+    let puct = SearchConfig {
+        simulations: sims,
+        ..SearchConfig::default()
+    };
+    let gumbel = SearchConfig {
+        simulations: sims,
+        root: RootSelection::Gumbel,
+        ..SearchConfig::default()
+    };
     vec![puct, gumbel]
 }
 
@@ -106,7 +124,10 @@ fn solver_proves_a_three_ply_forced_win() {
     )
     .unwrap();
     let mut game = Game::from_position(&r, pos);
-    let config = SearchConfig { simulations: 20_000, ..SearchConfig::default() };
+    let config = SearchConfig {
+        simulations: 20_000,
+        ..SearchConfig::default()
+    };
     let res = search(&r, &game, config.clone(), &Uniform);
     assert_eq!(res.proven, Some(1), "not proven: {:?}", res.moves);
     // Play it out: whatever the attackers answer, the defenders win on their next move.
@@ -116,7 +137,10 @@ fn solver_proves_a_three_ply_forced_win() {
         g.play(&r, *reply).unwrap();
         let res2 = search(&r, &g, config.clone(), &Uniform);
         assert_eq!(res2.proven, Some(1));
-        assert_eq!(g.play(&r, res2.best).unwrap(), Some(Outcome::win(Side::Defenders, Reason::Escape)));
+        assert_eq!(
+            g.play(&r, res2.best).unwrap(),
+            Some(Outcome::win(Side::Defenders, Reason::Escape))
+        );
     }
     // And from the attackers' side after the king's move, the loss is proven.
     let res3 = search(&r, &game, config, &Uniform);
@@ -149,10 +173,16 @@ fn a_fixed_seed_reproduces_the_search() {
     game.play(&r, parse_move(9, "d1-d3").unwrap().0).unwrap();
     for mut config in configs(300) {
         config.dirichlet_epsilon = 0.25;
-        let a = Search::new(config.clone(), &game, 11).run(&r, &Rollout::default(), 1.0).unwrap();
-        let b = Search::new(config.clone(), &game, 11).run(&r, &Rollout::default(), 1.0).unwrap();
+        let a = Search::new(config.clone(), &game, 11)
+            .run(&r, &Rollout::default(), 1.0)
+            .unwrap();
+        let b = Search::new(config.clone(), &game, 11)
+            .run(&r, &Rollout::default(), 1.0)
+            .unwrap();
         assert_eq!(a, b);
-        let c = Search::new(config, &game, 12).run(&r, &Rollout::default(), 1.0).unwrap();
+        let c = Search::new(config, &game, 12)
+            .run(&r, &Rollout::default(), 1.0)
+            .unwrap();
         assert_ne!(a.moves, c.moves, "another seed should change the noise");
         let sum: f32 = a.policy.iter().sum();
         assert!((sum - 1.0).abs() < 1e-4);
@@ -162,7 +192,13 @@ fn a_fixed_seed_reproduces_the_search() {
 #[test]
 fn players_from_specs_play_legal_moves_and_levels_load() {
     let r = rules("brandubh");
-    for spec in ["random", "heuristic", "mcts:uniform:50", "mcts:rollout:50", "mcts:heuristic:50"] {
+    for spec in [
+        "random",
+        "heuristic",
+        "mcts:uniform:50",
+        "mcts:rollout:50",
+        "mcts:heuristic:50",
+    ] {
         let spec = PlayerSpec::parse(spec).unwrap();
         let mut p = Player::<u128>::new(&spec, 1, &SearchConfig::default(), &classic_evaluator).unwrap();
         let mut game = Game::new(&r).with_ply_limit(Some(30));
@@ -171,7 +207,14 @@ fn players_from_specs_play_legal_moves_and_levels_load() {
             game.play(&r, mv).unwrap();
         }
     }
-    for bad in ["", "mcts", "mcts:foo:10", "mcts:rollout:0", "alphabeta", "mcts:model=:5"] {
+    for bad in [
+        "",
+        "mcts",
+        "mcts:foo:10",
+        "mcts:rollout:0",
+        "alphabeta",
+        "mcts:model=:5",
+    ] {
         assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
     }
     let levels = Levels::builtin();
