@@ -1,0 +1,217 @@
+//! Throughput of the default network of each board size: positions/s of inference at batch
+//! 1, 16 and 256 and training samples/s at batch 256, on one and two threads, with the
+//! effective GFLOP/s (2 FLOP per multiply-add; a training step counts 3 forward passes).
+//!
+//! `cargo bench -p tafl-nn --bench nn` runs everything (several minutes on two cores).
+//! Options after `--`: `--sizes 7,9` `--threads 1,2` `--batches 1,16,256` `--no-train`
+//! `--seconds 3` `--blocks 6 --channels 64 --pool-every 0` (override the default net).
+//! `TAFL_NN_BACKEND=ndarray` (with `--features ndarray`) measures another backend.
+
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::SgdConfig;
+use burn::prelude::*;
+use std::time::{Duration, Instant};
+use tafl_engine::{Game, Rules, Ruleset};
+use tafl_nn::{Backend, Batch, Encoder, Learner, LossConfig, NetConfig, Sample, TaflNet, PLANES};
+
+struct Options {
+    sizes: Vec<usize>,
+    threads: Vec<usize>,
+    batches: Vec<usize>,
+    train: bool,
+    seconds: f64,
+    blocks: Option<usize>,
+    channels: Option<usize>,
+    pool_every: Option<usize>,
+}
+
+fn list(v: &str) -> Vec<usize> {
+    v.split(',').filter_map(|x| x.trim().parse().ok()).collect()
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        sizes: vec![7, 9, 11, 19],
+        threads: vec![1, 2],
+        batches: vec![1, 16, 256],
+        train: true,
+        seconds: 3.0,
+        blocks: None,
+        channels: None,
+        pool_every: None,
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let value = args.get(i + 1).cloned().unwrap_or_default();
+        match args[i].as_str() {
+            "--sizes" => o.sizes = list(&value),
+            "--threads" => o.threads = list(&value),
+            "--batches" => o.batches = list(&value),
+            "--seconds" => o.seconds = value.parse().unwrap_or(o.seconds),
+            "--blocks" => o.blocks = value.parse().ok(),
+            "--channels" => o.channels = value.parse().ok(),
+            "--pool-every" => o.pool_every = value.parse().ok(),
+            "--no-train" => {
+                o.train = false;
+                i += 1;
+                continue;
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    o
+}
+
+fn ruleset_for(n: usize) -> Ruleset {
+    let id = match n {
+        7 => "brandubh",
+        9 => "tablut",
+        11 => "copenhagen",
+        _ => "alea-evangelii",
+    };
+    Ruleset::builtin(id)
+}
+
+/// Samples from a random game, cycled to `count`.
+fn samples(ruleset: &Ruleset, count: usize) -> Vec<Sample> {
+    tafl_engine::with_board!(ruleset, B, rules => samples_of::<B>(&rules, ruleset, count))
+}
+
+fn samples_of<B: tafl_engine::BitSet>(rules: &Rules<B>, ruleset: &Ruleset, count: usize) -> Vec<Sample> {
+    let enc = Encoder::new(ruleset);
+    let mut game = Game::new(rules);
+    let mut out = Vec::new();
+    let mut k = 0usize;
+    while out.len() < count {
+        if game.outcome().is_some() {
+            game = Game::new(rules);
+        }
+        let pos = *game.position();
+        let moves = pos.moves(rules);
+        let visits: Vec<f32> = (0..moves.len()).map(|i| ((i * 7 + k) % 5) as f32).collect();
+        out.push(Sample::new(
+            &enc,
+            &pos,
+            1,
+            game.ply(),
+            moves.as_slice(),
+            &visits,
+            tafl_engine::Wdl::from_value(0.2),
+            40.0,
+        ));
+        k += 1;
+        game.play_unchecked(rules, moves.as_slice()[(k * 13) % moves.len()]);
+    }
+    out
+}
+
+/// Runs `f` until `seconds` have passed (at least twice, after one warm-up); returns the
+/// mean time of one run.
+fn time(seconds: f64, mut f: impl FnMut()) -> Duration {
+    f();
+    let start = Instant::now();
+    let mut runs = 0u32;
+    while runs < 2 || start.elapsed().as_secs_f64() < seconds {
+        f();
+        runs += 1;
+    }
+    start.elapsed() / runs
+}
+
+fn input(ruleset: &Ruleset, samples: &[Sample], batch: usize, device: &Device) -> Tensor<4> {
+    let n = ruleset.size();
+    let mut flat = Vec::with_capacity(batch * PLANES * n * n);
+    for s in samples.iter().cycle().take(batch) {
+        flat.extend_from_slice(&s.planes);
+    }
+    Tensor::from_data(TensorData::new(flat, [batch, PLANES, n, n]), device)
+}
+
+fn main() {
+    let o = options();
+    let backend: Backend = std::env::var("TAFL_NN_BACKEND")
+        .ok()
+        .and_then(|b| b.parse().ok())
+        .unwrap_or(Backend::DEFAULT);
+    let Ok(device) = backend.device() else {
+        eprintln!("backend {backend} is not compiled in");
+        return;
+    };
+    println!("backend {backend}");
+    println!(
+        "{:<6} {:<22} {:>7} {:>5} {:>12} {:>10} {:>8}",
+        "board", "net", "threads", "batch", "what", "per s", "GFLOP/s"
+    );
+    for &n in &o.sizes {
+        let ruleset = ruleset_for(n);
+        let mut config = NetConfig::for_board(n);
+        if let Some(b) = o.blocks {
+            config.blocks = b;
+        }
+        if let Some(c) = o.channels {
+            config.channels = c;
+        }
+        if let Some(p) = o.pool_every {
+            config.global_pool_every = p;
+        }
+        let flop = 2.0 * config.macs_per_position() as f64;
+        let net = format!(
+            "{}x{}{} {:.0}MFLOP",
+            config.blocks,
+            config.channels,
+            if config.global_pool_every > 0 {
+                " gpool"
+            } else {
+                ""
+            },
+            flop / 1e6
+        );
+        let data = samples(&ruleset, 256);
+        let enc = Encoder::new(&ruleset);
+        for &threads in &o.threads {
+            let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() else {
+                continue;
+            };
+            pool.install(|| {
+                let model: TaflNet = config.init(&device);
+                for &batch in &o.batches {
+                    let x = input(&ruleset, &data, batch, &device);
+                    let t = time(o.seconds, || {
+                        let out = model.forward(x.clone());
+                        let _ = out.policy.into_data();
+                        let _ = out.wdl.into_data();
+                    });
+                    let per_s = batch as f64 / t.as_secs_f64();
+                    println!(
+                        "{n:<6} {net:<22} {threads:>7} {batch:>5} {:>12} {per_s:>10.1} {:>8.1}",
+                        "positions",
+                        per_s * flop / 1e9
+                    );
+                }
+                if o.train {
+                    let ad = device.clone().autodiff();
+                    let optim = SgdConfig::new()
+                        .with_momentum(Some(MomentumConfig::new().with_momentum(0.9)))
+                        .init();
+                    let mut learner = Learner::new(config.init(&ad), optim, LossConfig::new());
+                    let batch = Batch::new(&enc, &data, &ad);
+                    let t = time(o.seconds, || {
+                        learner.step(&batch, 1e-3);
+                    });
+                    let per_s = 256.0 / t.as_secs_f64();
+                    println!(
+                        "{n:<6} {net:<22} {threads:>7} {:>5} {:>12} {per_s:>10.1} {:>8.1}",
+                        256,
+                        "train",
+                        per_s * 3.0 * flop / 1e9
+                    );
+                }
+            });
+        }
+    }
+}
