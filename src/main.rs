@@ -2,6 +2,7 @@
 
 mod analyze_cmd;
 mod arena_cmd;
+mod balance;
 mod bench;
 mod cli;
 mod perft_cmd;

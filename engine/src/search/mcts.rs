@@ -148,6 +148,11 @@ impl<B: BitSet> Search<B> {
     pub fn config(&self) -> &SearchConfig {
         &self.config
     }
+    /// Changes the parameters from the next [`Search::run`] on (self-play varies simulations
+    /// and noise from move to move); the tree is kept.
+    pub fn set_config(&mut self, config: SearchConfig) {
+        self.config = config;
+    }
     /// The game at the root.
     pub fn game(&self) -> &Game<B> {
         &self.game

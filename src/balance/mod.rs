@@ -1,0 +1,373 @@
+//! `tafl balance`: the reproducible win-rate study of rulesets under random and skilled play,
+//! with 95% intervals and an optional before/after of rule changes.
+//!
+//! A study is a list of rows (ruleset, rules as given or changed, play kind). Every game of a
+//! row is seeded from (seed, ruleset, changes, play kind, game index) alone, so the outputs are
+//! byte-identical whatever the thread count, and a row of a `--compare` run equals the same
+//! row of a plain run. Outputs are rewritten after every finished row; `Ctrl-C` stops the row
+//! in progress and leaves the outputs of the finished ones.
+
+mod intervals;
+mod knobs;
+mod outputs;
+mod plot;
+mod run;
+mod table;
+
+pub use intervals::Share;
+pub use knobs::{parse_sets, KnobSetting};
+
+use crate::players::Resolved;
+use serde::Serialize;
+use std::path::PathBuf;
+use tafl_engine::{with_board, RandomStats, Ruleset};
+
+/// The skilled player of the default study. The strongest built-in level (4, 1600 simulations)
+/// would take about an hour for 500 Hnefatafl games on two cores; level 3 takes minutes.
+pub const DEFAULT_SKILLED: &str = "level:3";
+
+/// The default exploration rule of skilled play: a uniformly random move with this probability
+/// each ply. Deterministic self-play of equal players repeats one game and, with no repetition
+/// rule, never ends: the published study injects random moves for that reason.
+pub const DEFAULT_EXPLORATION: f32 = 0.1;
+
+/// What the command line asks for.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Comma-separated ruleset ids or files.
+    pub rules: String,
+    /// Random games per row (0: no random rows).
+    pub random_games: u64,
+    /// Skilled games per row (0: no skilled rows).
+    pub skilled_games: u64,
+    /// Plies after which a game ends with no result (0: none).
+    pub ply_limit: u32,
+    /// The study's seed.
+    pub seed: u64,
+    /// Worker threads (all cores when `None`); results do not depend on it.
+    pub threads: Option<usize>,
+    /// Output folder.
+    pub out: PathBuf,
+    /// Skilled player: `level:N` or a player spec.
+    pub skilled: String,
+    /// Probability of a uniformly random move each ply in skilled games.
+    pub exploration: f32,
+    /// `--set knob=value` texts.
+    pub sets: Vec<String>,
+    /// Play the rules as given and as changed, side by side.
+    pub compare: bool,
+}
+
+/// How a row's games are played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Play {
+    /// Each legal move equally likely.
+    Random,
+    /// Both sides played by the skilled player, with the exploration rule.
+    Skilled,
+}
+
+impl Play {
+    /// The name in tables and files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Play::Random => "random",
+            Play::Skilled => "skilled",
+        }
+    }
+}
+
+/// Every setting that decides the figures, as written into `balance.json` (the thread count
+/// and the output folder are left out: they change nothing).
+#[derive(Clone, Debug, Serialize)]
+pub struct Settings {
+    /// Ruleset ids (or files) as given.
+    pub rules: Vec<String>,
+    /// Random games per row.
+    pub random_games: u64,
+    /// Skilled games per row.
+    pub skilled_games: u64,
+    /// Ply limit (`None`: no limit).
+    pub ply_limit: Option<u32>,
+    /// The study's seed.
+    pub seed: u64,
+    /// The skilled player as asked for (`level:3`, `mcts:heuristic:200`).
+    pub skilled: String,
+    /// What the skilled player is (`level 3 (mcts:heuristic:200)`).
+    pub skilled_player: String,
+    /// The skilled player's engine spec.
+    pub skilled_spec: String,
+    /// Temperature of the skilled player's move choice.
+    pub skilled_temperature: f32,
+    /// Probability of a uniformly random move each ply in skilled games.
+    pub exploration: f32,
+    /// Rule changes, sorted by knob.
+    pub set: Vec<String>,
+    /// Whether the rules as given are played too, for a before/after.
+    pub compare: bool,
+}
+
+/// One ruleset of the study: as given, and as changed by `--set`.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    /// The ruleset's id.
+    pub id: String,
+    /// The rules as given.
+    pub baseline: Ruleset,
+    /// The rules with the changes (`None` without `--set`).
+    pub changed: Option<Ruleset>,
+}
+
+/// One row of the study.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowSpec {
+    /// Index into [`Plan::variants`].
+    pub variant: usize,
+    /// Whether the rules are the changed ones.
+    pub changed: bool,
+    /// How the games are played.
+    pub play: Play,
+}
+
+/// A validated study: settings, rulesets and rows in table order.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The settings.
+    pub settings: Settings,
+    /// The rule changes.
+    pub sets: Vec<KnobSetting>,
+    /// The rulesets.
+    pub variants: Vec<Variant>,
+    /// Rows in table order: by ruleset, then play kind, then as given before changed.
+    pub rows: Vec<RowSpec>,
+    /// The skilled player.
+    pub skilled: Resolved,
+}
+
+/// A finished row.
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    /// Which row.
+    pub spec: RowSpec,
+    /// Its tallies.
+    pub stats: RandomStats,
+}
+
+impl Plan {
+    /// Checks every input before any game is played; errors name the flag.
+    pub fn new(req: &Request) -> Result<Plan, String> {
+        let ids: Vec<String> = req
+            .rules
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        if ids.is_empty() {
+            return Err("--rules: name at least one ruleset".into());
+        }
+        if req.random_games == 0 && req.skilled_games == 0 {
+            return Err("--random-games and --skilled-games are both 0: nothing to play".into());
+        }
+        if !(req.exploration.is_finite() && (0.0..=1.0).contains(&req.exploration)) {
+            return Err(format!(
+                "--exploration: {} is not a probability; allowed: 0 to 1",
+                req.exploration
+            ));
+        }
+        let sets = parse_sets(&req.sets)?;
+        if req.compare && sets.is_empty() {
+            return Err("--compare needs at least one --set KNOB=VALUE to compare with".into());
+        }
+        let skilled = crate::players::resolve(&req.skilled).map_err(|e| format!("--skilled: {e}"))?;
+        let mut variants: Vec<Variant> = Vec::new();
+        for id in &ids {
+            let baseline = Ruleset::load(id).map_err(|e| format!("--rules: {e}"))?;
+            if variants.iter().any(|v| v.id == baseline.id()) {
+                return Err(format!("--rules: `{}` is listed twice", baseline.id()));
+            }
+            let changed = if sets.is_empty() {
+                None
+            } else {
+                let c = knobs::apply(&baseline, &sets)?;
+                if c == baseline {
+                    eprintln!(
+                        "note: `{}` already has {}: the changed rules are the same",
+                        baseline.id(),
+                        knobs::label(&sets)
+                    );
+                }
+                Some(c)
+            };
+            if req.skilled_games > 0 {
+                // A spec the board cannot build (a model without network support) fails here.
+                with_board!(&baseline, B, _rules => crate::players::build::<B>(&skilled, 0).map(|_| ()))
+                    .map_err(|e| format!("--skilled: {e}"))?;
+            }
+            variants.push(Variant {
+                id: baseline.id().to_string(),
+                baseline,
+                changed,
+            });
+        }
+        let mut plays = Vec::new();
+        if req.random_games > 0 {
+            plays.push(Play::Random);
+        }
+        if req.skilled_games > 0 {
+            plays.push(Play::Skilled);
+        }
+        let mut rows = Vec::new();
+        for (variant, v) in variants.iter().enumerate() {
+            for &play in &plays {
+                if v.changed.is_none() || req.compare {
+                    rows.push(RowSpec {
+                        variant,
+                        changed: false,
+                        play,
+                    });
+                }
+                if v.changed.is_some() {
+                    rows.push(RowSpec {
+                        variant,
+                        changed: true,
+                        play,
+                    });
+                }
+            }
+        }
+        let settings = Settings {
+            rules: ids,
+            random_games: req.random_games,
+            skilled_games: req.skilled_games,
+            ply_limit: (req.ply_limit > 0).then_some(req.ply_limit),
+            seed: req.seed,
+            skilled: req.skilled.trim().to_string(),
+            skilled_player: skilled.label.clone(),
+            skilled_spec: skilled.spec.to_string(),
+            skilled_temperature: skilled.temperature,
+            exploration: req.exploration,
+            set: sets.iter().map(|s| s.to_string()).collect(),
+            compare: req.compare,
+        };
+        Ok(Plan {
+            settings,
+            sets,
+            variants,
+            rows,
+            skilled,
+        })
+    }
+
+    /// The ruleset a row plays.
+    pub fn ruleset(&self, row: &RowSpec) -> &Ruleset {
+        let v = &self.variants[row.variant];
+        match (&v.changed, row.changed) {
+            (Some(c), true) => c,
+            _ => &v.baseline,
+        }
+    }
+
+    /// The row's name in tables: `hnefatafl` or `hnefatafl (changed)`.
+    pub fn variant_label(&self, row: &RowSpec) -> String {
+        let id = &self.variants[row.variant].id;
+        if row.changed {
+            format!("{id} (changed)")
+        } else {
+            id.clone()
+        }
+    }
+
+    /// Games per row of a play kind.
+    pub fn games(&self, play: Play) -> u64 {
+        match play {
+            Play::Random => self.settings.random_games,
+            Play::Skilled => self.settings.skilled_games,
+        }
+    }
+
+    /// The seed every game of a row derives from: (study seed, ruleset, changes, play kind).
+    pub fn row_seed(&self, row: &RowSpec) -> u64 {
+        let changes = if row.changed {
+            knobs::label(&self.sets)
+        } else {
+            String::new()
+        };
+        run::row_seed(
+            self.settings.seed,
+            &self.variants[row.variant].id,
+            &changes,
+            row.play,
+        )
+    }
+
+    /// The command line that reproduces the study.
+    pub fn command_line(&self) -> String {
+        let s = &self.settings;
+        let mut cmd = format!(
+            "tafl balance --rules {} --random-games {} --skilled-games {} --ply-limit {} --seed {} --skilled {} --exploration {}",
+            s.rules.join(","),
+            s.random_games,
+            s.skilled_games,
+            s.ply_limit.unwrap_or(0),
+            s.seed,
+            s.skilled,
+            s.exploration
+        );
+        for k in &s.set {
+            cmd.push_str(&format!(" --set {k}"));
+        }
+        if s.compare {
+            cmd.push_str(" --compare");
+        }
+        cmd
+    }
+}
+
+/// Runs the study: plays the rows (random rows first, they are quick), rewrites the outputs
+/// after each, and prints the table.
+pub fn run(req: &Request) -> Result<(), String> {
+    let plan = Plan::new(req)?;
+    std::fs::create_dir_all(&req.out)
+        .map_err(|e| format!("--out `{}`: cannot create the folder: {e}", req.out.display()))?;
+    let stop = run::stop_flag();
+    let pool = crate::cli::pool(req.threads)?;
+    let mut done: Vec<Option<RandomStats>> = vec![None; plan.rows.len()];
+    let order: Vec<usize> = (0..plan.rows.len())
+        .filter(|&i| plan.rows[i].play == Play::Random)
+        .chain((0..plan.rows.len()).filter(|&i| plan.rows[i].play == Play::Skilled))
+        .collect();
+    for i in order {
+        let Some(stats) = pool.install(|| run::play_row(&plan, &plan.rows[i], stop))? else {
+            break;
+        };
+        done[i] = Some(stats);
+        outputs::write_all(&req.out, &plan, &finished(&plan, &done))?;
+    }
+    let rows = finished(&plan, &done);
+    outputs::write_all(&req.out, &plan, &rows)?;
+    print!("{}", table::markdown(&plan, &rows));
+    if rows.len() < plan.rows.len() {
+        return Err(format!(
+            "interrupted: {} of {} rows finished; their outputs are in `{}`",
+            rows.len(),
+            plan.rows.len(),
+            req.out.display()
+        ));
+    }
+    eprintln!(
+        "wrote balance.md, balance.csv, balance.json and balance.png to `{}`",
+        req.out.display()
+    );
+    Ok(())
+}
+
+/// The finished rows in table order.
+fn finished(plan: &Plan, done: &[Option<RandomStats>]) -> Vec<Row> {
+    plan.rows
+        .iter()
+        .zip(done)
+        .filter_map(|(spec, s)| s.map(|stats| Row { spec: *spec, stats }))
+        .collect()
+}

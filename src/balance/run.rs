@@ -1,0 +1,175 @@
+//! Playing a study's rows in parallel: per-game seeds, progress bars and the `Ctrl-C` flag.
+
+use super::{Plan, Play, RowSpec};
+use crate::players::{build, Resolved};
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+use std::time::Instant;
+use tafl_engine::{game_seed, play_game, random_game, with_board, BitSet, Outcome, RandomStats, Rules};
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The flag `Ctrl-C` raises. The first `Ctrl-C` lets the games in flight end and discards the
+/// row in progress; a second one quits at once (the outputs of finished rows are on disk).
+pub fn stop_flag() -> &'static AtomicBool {
+    static HANDLER: OnceLock<()> = OnceLock::new();
+    HANDLER.get_or_init(|| {
+        let installed = ctrlc::set_handler(|| {
+            if STOP.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!(
+                "\ninterrupted: stopping after the games in flight; the outputs keep the finished rows \
+                 (Ctrl-C again quits now)"
+            );
+        });
+        if let Err(e) = installed {
+            eprintln!("note: Ctrl-C will not stop cleanly: {e}");
+        }
+    });
+    &STOP
+}
+
+/// The seed of a row: FNV-1a over (ruleset, changes, play kind), mixed with the study's seed.
+pub fn row_seed(seed: u64, ruleset: &str, changes: &str, play: Play) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let bytes = ruleset
+        .bytes()
+        .chain([0])
+        .chain(changes.bytes())
+        .chain([0])
+        .chain(play.name().bytes());
+    for b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    game_seed(seed, h)
+}
+
+/// Plays one row with a progress bar; `None` when `stop` was raised before it ended.
+pub fn play_row(plan: &Plan, row: &RowSpec, stop: &AtomicBool) -> Result<Option<RandomStats>, String> {
+    let games = plan.games(row.play);
+    let label = format!("{} {}", plan.variant_label(row), row.play.name());
+    let bar = crate::random_cmd::progress_bar(games, &label);
+    let seed = plan.row_seed(row);
+    let limit = plan.settings.ply_limit;
+    let rs = plan.ruleset(row);
+    let t0 = Instant::now();
+    let stats = match row.play {
+        Play::Random => with_board!(rs, B, rules => random_row::<B>(&rules, games, seed, limit, &bar, stop)),
+        Play::Skilled => {
+            let e = plan.settings.exploration;
+            with_board!(rs, B, rules => skilled_row::<B>(&rules, &plan.skilled, e, games, seed, limit, &bar, stop))?
+        }
+    };
+    bar.finish_and_clear();
+    if let Some(s) = &stats {
+        eprintln!(
+            "{label}: {games} games, {} plies in {:.2} s",
+            s.total_plies,
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    Ok(stats)
+}
+
+/// Uniformly random games `0..games` of a row, in chunks that check `stop` first.
+pub fn random_row<B: BitSet>(
+    rules: &Rules<B>,
+    games: u64,
+    seed: u64,
+    ply_limit: Option<u32>,
+    bar: &ProgressBar,
+    stop: &AtomicBool,
+) -> Option<RandomStats> {
+    const CHUNK: u64 = 256;
+    (0..games.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let mut s = RandomStats::default();
+            let end = ((c + 1) * CHUNK).min(games);
+            for i in c * CHUNK..end {
+                let (o, plies) = random_game(rules, game_seed(seed, i), ply_limit);
+                s.add(o, plies);
+            }
+            bar.inc(end - c * CHUNK);
+            Some(s)
+        })
+        .reduce(|| Some(RandomStats::default()), |a, b| Some(a?.merge(b?)))
+}
+
+/// Skilled games `0..games` of a row: both sides are `player`, each seeded from the game's
+/// seed, each playing a uniformly random move with probability `exploration` each ply.
+#[allow(clippy::too_many_arguments)]
+pub fn skilled_row<B: BitSet>(
+    rules: &Rules<B>,
+    player: &Resolved,
+    exploration: f32,
+    games: u64,
+    seed: u64,
+    ply_limit: Option<u32>,
+    bar: &ProgressBar,
+    stop: &AtomicBool,
+) -> Result<Option<RandomStats>, String> {
+    let results: Vec<Option<(Outcome, u32)>> = (0..games)
+        .into_par_iter()
+        .map(|i| {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+            let s = game_seed(seed, i);
+            let mut attackers = build::<B>(player, game_seed(s, 1))?;
+            let mut defenders = build::<B>(player, game_seed(s, 2))?;
+            attackers.exploration = exploration;
+            defenders.exploration = exploration;
+            let game = play_game(rules, &mut attackers, &mut defenders, ply_limit);
+            bar.inc(1);
+            // A game stops without an outcome only if a player fails to move: no result.
+            Ok(Some((
+                game.outcome().unwrap_or_else(Outcome::no_result),
+                game.ply(),
+            )))
+        })
+        .collect::<Result<_, String>>()?;
+    let mut stats = RandomStats::default();
+    for r in results {
+        let Some((o, plies)) = r else { return Ok(None) };
+        stats.add(o, plies);
+    }
+    Ok(Some(stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_seeds_differ_by_every_part_of_the_row() {
+        let a = row_seed(0, "hnefatafl", "", Play::Random);
+        assert_eq!(a, row_seed(0, "hnefatafl", "", Play::Random));
+        for b in [
+            row_seed(1, "hnefatafl", "", Play::Random),
+            row_seed(0, "tablut", "", Play::Random),
+            row_seed(0, "hnefatafl", "encirclement=yes", Play::Random),
+            row_seed(0, "hnefatafl", "", Play::Skilled),
+        ] {
+            assert_ne!(a, b);
+        }
+    }
+
+    #[test]
+    fn a_raised_stop_flag_discards_the_row() {
+        let rules = Rules::<u128>::new(&tafl_engine::Ruleset::builtin("brandubh")).unwrap();
+        let bar = ProgressBar::hidden();
+        let stop = AtomicBool::new(false);
+        let s = random_row(&rules, 300, 5, Some(400), &bar, &stop).unwrap();
+        assert_eq!(s.games, 300);
+        stop.store(true, Ordering::Relaxed);
+        assert!(random_row(&rules, 300, 5, Some(400), &bar, &stop).is_none());
+    }
+}

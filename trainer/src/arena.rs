@@ -1,0 +1,145 @@
+//! Matches inside a training run: candidate against best, and the ladder of fixed anchors.
+//! Games run on many threads at once so network evaluators see batches.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tafl_engine::stats::EloEstimate;
+use tafl_engine::{
+    classic_evaluator, game_seed, play_game, score_for, BitSet, Evaluator, EvaluatorSpec, Player, PlayerSpec,
+    Rules, SearchConfig, Side,
+};
+
+/// One side of a match: a player spec and, for networks, the evaluator to use.
+#[derive(Clone)]
+pub struct Contender<B: BitSet> {
+    /// What reports call it.
+    pub label: String,
+    /// The player.
+    pub spec: PlayerSpec,
+    /// The evaluator for `mcts:model=...` specs.
+    pub net: Option<Arc<dyn Evaluator<B>>>,
+}
+
+impl<B: BitSet> Contender<B> {
+    /// A network player searching `simulations` per move.
+    pub fn net(label: &str, net: Arc<dyn Evaluator<B>>, simulations: u32) -> Contender<B> {
+        Contender {
+            label: label.to_string(),
+            spec: PlayerSpec::Mcts {
+                evaluator: EvaluatorSpec::Model(label.to_string()),
+                simulations,
+            },
+            net: Some(net),
+        }
+    }
+
+    fn player(&self, seed: u64) -> Result<Player<B>, String> {
+        let net = self.net.clone();
+        let factory = move |e: &EvaluatorSpec| -> Result<Arc<dyn Evaluator<B>>, String> {
+            match (e, &net) {
+                (EvaluatorSpec::Model(_), Some(n)) => Ok(n.clone()),
+                _ => classic_evaluator(e),
+            }
+        };
+        Player::new(&self.spec, seed, &SearchConfig::default(), &factory)
+    }
+}
+
+/// Results of a match from A's point of view.
+#[derive(Clone, Debug, Default)]
+pub struct MatchResult {
+    /// A's score per game, in game order.
+    pub scores: Vec<f64>,
+    /// A's (wins, draws, losses) as attackers.
+    pub as_attackers: (u32, u32, u32),
+    /// A's (wins, draws, losses) as defenders.
+    pub as_defenders: (u32, u32, u32),
+}
+
+impl MatchResult {
+    /// A's Elo difference with its 95% interval.
+    pub fn elo(&self) -> EloEstimate {
+        EloEstimate::from_scores(&self.scores)
+    }
+    /// One line: per-side results and Elo.
+    pub fn summary(&self) -> String {
+        let (aw, ad, al) = self.as_attackers;
+        let (dw, dd, dl) = self.as_defenders;
+        format!(
+            "as attackers {aw}-{ad}-{al}, as defenders {dw}-{dd}-{dl} (W-D-L); {}",
+            self.elo()
+        )
+    }
+}
+
+/// Plays `games` games (rounded up to pairs, A attacks in even games) on `threads` threads.
+pub fn play_match<B: BitSet>(
+    rules: &Rules<B>,
+    a: &Contender<B>,
+    b: &Contender<B>,
+    games: u32,
+    ply_limit: u32,
+    threads: usize,
+    seed: u64,
+    on_game: &(dyn Fn() + Sync),
+) -> Result<MatchResult, String> {
+    let games = games.div_ceil(2) as u64 * 2;
+    a.player(0)?;
+    b.player(0)?;
+    let next = AtomicU64::new(0);
+    let results: Mutex<Vec<(u64, Side, f64)>> = Mutex::new(Vec::new());
+    let failure: Mutex<Option<String>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, games as usize) {
+            scope.spawn(|| loop {
+                let g = next.fetch_add(1, Ordering::Relaxed);
+                if g >= games {
+                    break;
+                }
+                let s = game_seed(seed, g);
+                let players = a.player(s).and_then(|pa| Ok((pa, b.player(s ^ 0x5EED)?)));
+                let (mut pa, mut pb) = match players {
+                    Ok(p) => p,
+                    Err(e) => {
+                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        break;
+                    }
+                };
+                let a_side = if g % 2 == 0 {
+                    Side::Attackers
+                } else {
+                    Side::Defenders
+                };
+                let game = match a_side {
+                    Side::Attackers => play_game(rules, &mut pa, &mut pb, Some(ply_limit)),
+                    Side::Defenders => play_game(rules, &mut pb, &mut pa, Some(ply_limit)),
+                };
+                results.lock().unwrap_or_else(|p| p.into_inner()).push((
+                    g,
+                    a_side,
+                    score_for(game.outcome(), a_side),
+                ));
+                on_game();
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let mut r = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    r.sort_by_key(|x| x.0);
+    let mut out = MatchResult::default();
+    for (_, side, score) in r {
+        out.scores.push(score);
+        let t = match side {
+            Side::Attackers => &mut out.as_attackers,
+            Side::Defenders => &mut out.as_defenders,
+        };
+        match score {
+            s if s == 1.0 => t.0 += 1,
+            s if s == 0.0 => t.2 += 1,
+            _ => t.1 += 1,
+        }
+    }
+    Ok(out)
+}

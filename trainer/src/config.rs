@@ -1,0 +1,417 @@
+//! The training config: one TOML file names the rules, the model, self-play, the replay
+//! window, training and the arena. Every section has defaults; unknown keys are errors that
+//! name the key, and bad values are refused by [`TrainConfig::validate`] with the key's path.
+
+use serde::{Deserialize, Serialize};
+use tafl_engine::{RootSelection, Ruleset};
+
+/// How a candidate replaces the current best network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Promotion {
+    /// After every iteration (the arena only measures).
+    Always,
+    /// Only when the candidate's Elo interval against the best lies above zero.
+    Significant,
+}
+
+/// The network's shape.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelSection {
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Channels of the tower.
+    pub channels: usize,
+    /// Every k-th block is a global-pooling bias block (0: none).
+    pub global_pool_every: usize,
+    /// Whether the network predicts moves left.
+    pub moves_left: bool,
+}
+
+impl Default for ModelSection {
+    fn default() -> Self {
+        ModelSection {
+            blocks: 6,
+            channels: 64,
+            global_pool_every: 3,
+            moves_left: true,
+        }
+    }
+}
+
+/// Self-play.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfPlaySection {
+    /// Games per iteration.
+    pub games_per_iteration: u32,
+    /// Games played at once; their positions meet in one batched evaluator.
+    pub parallel_games: u32,
+    /// Games per replay shard (a shard is written when its games are done).
+    pub games_per_shard: u32,
+    /// A game reaching this many plies ends with no result.
+    pub ply_limit: u32,
+    /// Root selection: `puct` or `gumbel`.
+    pub root: RootSelection,
+    /// Simulations of a full search (its position becomes a training sample).
+    pub simulations: u32,
+    /// Playout-cap randomization: simulations of a fast search (not recorded).
+    pub fast_simulations: u32,
+    /// Probability that a move gets a full search.
+    pub full_search_probability: f32,
+    /// Leaves per evaluator call in one search.
+    pub leaf_batch: u32,
+    /// Temperature of move choice during the first `temperature_plies` plies (PUCT root).
+    pub temperature: f32,
+    /// Plies played with `temperature`; later moves take the best.
+    pub temperature_plies: u32,
+    /// Dirichlet noise concentration (PUCT root, full searches).
+    pub dirichlet_alpha: f32,
+    /// Share of noise in the root priors (0: none).
+    pub dirichlet_epsilon: f32,
+    /// Resign when the searched value for the side to move falls below this (-1: never).
+    pub resign_threshold: f32,
+    /// Share of games that never resign, to measure how often resigning would be wrong.
+    pub resign_disabled_share: f32,
+}
+
+impl Default for SelfPlaySection {
+    fn default() -> Self {
+        SelfPlaySection {
+            games_per_iteration: 200,
+            parallel_games: 32,
+            games_per_shard: 25,
+            ply_limit: 200,
+            root: RootSelection::Gumbel,
+            simulations: 32,
+            fast_simulations: 8,
+            full_search_probability: 0.25,
+            leaf_batch: 8,
+            temperature: 1.0,
+            temperature_plies: 8,
+            dirichlet_alpha: 0.3,
+            dirichlet_epsilon: 0.25,
+            resign_threshold: -0.95,
+            resign_disabled_share: 0.2,
+        }
+    }
+}
+
+/// The replay window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReplaySection {
+    /// Shards of the last this-many iterations are sampled.
+    pub window_iterations: u32,
+}
+
+impl Default for ReplaySection {
+    fn default() -> Self {
+        ReplaySection { window_iterations: 4 }
+    }
+}
+
+/// The learner.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainingSection {
+    /// Samples per batch.
+    pub batch_size: usize,
+    /// Optimizer steps per iteration.
+    pub steps_per_iteration: u32,
+    /// Learning rate schedule: `[[iteration, rate], ...]`, each rate holding from its
+    /// iteration on (the first entry must be iteration 0).
+    pub learning_rate: Vec<(u32, f64)>,
+    /// AdamW weight decay.
+    pub weight_decay: f32,
+}
+
+impl Default for TrainingSection {
+    fn default() -> Self {
+        TrainingSection {
+            batch_size: 256,
+            steps_per_iteration: 150,
+            learning_rate: vec![(0, 2e-3), (15, 1e-3)],
+            weight_decay: 1e-4,
+        }
+    }
+}
+
+/// The arena after each iteration and the ladder of fixed anchors.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ArenaSection {
+    /// Games of candidate against best (whole colour-swapped pairs).
+    pub games: u32,
+    /// Simulations per move in arena and ladder games.
+    pub simulations: u32,
+    /// Promotion rule.
+    pub promotion: Promotion,
+    /// Play the ladder every this-many iterations (0: never).
+    pub ladder_every: u32,
+    /// Games against each anchor.
+    pub ladder_games: u32,
+    /// Fixed anchors (player specs); earlier checkpoints are added as `checkpoint:N`
+    /// (the network of iteration N).
+    pub ladder_anchors: Vec<String>,
+    /// A game reaching this many plies ends with no result.
+    pub ply_limit: u32,
+}
+
+impl Default for ArenaSection {
+    fn default() -> Self {
+        ArenaSection {
+            games: 40,
+            simulations: 32,
+            promotion: Promotion::Always,
+            ladder_every: 2,
+            ladder_games: 20,
+            ladder_anchors: vec![
+                "mcts:rollout:32".into(),
+                "heuristic".into(),
+                "checkpoint:0".into(),
+            ],
+            ply_limit: 200,
+        }
+    }
+}
+
+/// A whole training config.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainConfig {
+    /// Ruleset id or rules file.
+    pub rules: String,
+    /// Iterations to run (self-play, training, arena each).
+    #[serde(default = "default_iterations")]
+    pub iterations: u32,
+    /// Seed of everything random in the run.
+    #[serde(default)]
+    pub seed: u64,
+    /// The network.
+    #[serde(default)]
+    pub model: ModelSection,
+    /// Self-play.
+    #[serde(default)]
+    pub selfplay: SelfPlaySection,
+    /// Replay window.
+    #[serde(default)]
+    pub replay: ReplaySection,
+    /// Learner.
+    #[serde(default)]
+    pub training: TrainingSection,
+    /// Arena and ladder.
+    #[serde(default)]
+    pub arena: ArenaSection,
+}
+
+fn default_iterations() -> u32 {
+    20
+}
+
+/// The default config, embedded: `configs/train/brandubh.toml`.
+pub const DEFAULT_CONFIG: &str = include_str!("../../configs/train/brandubh.toml");
+
+impl TrainConfig {
+    /// Parses a config; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<TrainConfig, String> {
+        let c: TrainConfig =
+            toml::from_str(text).map_err(|e| format!("config `{file}`: {}", e.to_string().trim_end()))?;
+        c.validate().map_err(|e| format!("config `{file}`: {e}"))?;
+        Ok(c)
+    }
+
+    /// The ruleset the config names.
+    pub fn ruleset(&self) -> Result<Ruleset, String> {
+        Ruleset::load(&self.rules).map_err(|e| format!("key `rules`: {e}"))
+    }
+
+    /// The learning rate at an iteration.
+    pub fn learning_rate(&self, iteration: u32) -> f64 {
+        let mut lr = self.training.learning_rate.first().map_or(1e-3, |x| x.1);
+        for &(from, rate) in &self.training.learning_rate {
+            if iteration >= from {
+                lr = rate;
+            }
+        }
+        lr
+    }
+
+    /// Checks every value; errors name the key.
+    pub fn validate(&self) -> Result<(), String> {
+        fn check(ok: bool, key: &str, why: &str) -> Result<(), String> {
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("key `{key}`: {why}"))
+            }
+        }
+        self.ruleset()?;
+        check(self.iterations >= 1, "iterations", "must be at least 1")?;
+        let m = &self.model;
+        check(
+            (1..=40).contains(&m.blocks),
+            "model.blocks",
+            "must be within 1..=40",
+        )?;
+        check(
+            (4..=512).contains(&m.channels),
+            "model.channels",
+            "must be within 4..=512",
+        )?;
+        check(
+            m.global_pool_every <= m.blocks,
+            "model.global_pool_every",
+            "must not exceed model.blocks",
+        )?;
+        let s = &self.selfplay;
+        check(
+            s.games_per_iteration >= 1,
+            "selfplay.games_per_iteration",
+            "must be at least 1",
+        )?;
+        check(
+            s.parallel_games >= 1,
+            "selfplay.parallel_games",
+            "must be at least 1",
+        )?;
+        check(
+            s.games_per_shard >= 1,
+            "selfplay.games_per_shard",
+            "must be at least 1",
+        )?;
+        check(s.ply_limit >= 1, "selfplay.ply_limit", "must be at least 1")?;
+        check(s.simulations >= 1, "selfplay.simulations", "must be at least 1")?;
+        check(
+            s.fast_simulations >= 1 && s.fast_simulations <= s.simulations,
+            "selfplay.fast_simulations",
+            "must be within 1..=selfplay.simulations",
+        )?;
+        check(
+            (0.0..=1.0).contains(&s.full_search_probability) && s.full_search_probability > 0.0,
+            "selfplay.full_search_probability",
+            "must be within (0, 1]",
+        )?;
+        check(s.leaf_batch >= 1, "selfplay.leaf_batch", "must be at least 1")?;
+        check(
+            s.temperature.is_finite() && s.temperature >= 0.0,
+            "selfplay.temperature",
+            "must be >= 0",
+        )?;
+        check(
+            s.dirichlet_alpha.is_finite() && s.dirichlet_alpha > 0.0,
+            "selfplay.dirichlet_alpha",
+            "must be > 0",
+        )?;
+        check(
+            (0.0..=1.0).contains(&s.dirichlet_epsilon),
+            "selfplay.dirichlet_epsilon",
+            "must be within 0..=1",
+        )?;
+        check(
+            (-1.0..=1.0).contains(&s.resign_threshold),
+            "selfplay.resign_threshold",
+            "must be within -1..=1 (-1: never resign)",
+        )?;
+        check(
+            (0.0..=1.0).contains(&s.resign_disabled_share),
+            "selfplay.resign_disabled_share",
+            "must be within 0..=1",
+        )?;
+        check(
+            self.replay.window_iterations >= 1,
+            "replay.window_iterations",
+            "must be at least 1",
+        )?;
+        let t = &self.training;
+        check(
+            (1..=65536).contains(&t.batch_size),
+            "training.batch_size",
+            "must be within 1..=65536",
+        )?;
+        check(
+            t.steps_per_iteration >= 1,
+            "training.steps_per_iteration",
+            "must be at least 1",
+        )?;
+        check(
+            !t.learning_rate.is_empty() && t.learning_rate[0].0 == 0,
+            "training.learning_rate",
+            "must start with an entry for iteration 0, as [[0, 0.002], ...]",
+        )?;
+        check(
+            t.learning_rate.windows(2).all(|w| w[0].0 < w[1].0),
+            "training.learning_rate",
+            "iterations must increase",
+        )?;
+        check(
+            t.learning_rate.iter().all(|x| x.1.is_finite() && x.1 > 0.0),
+            "training.learning_rate",
+            "rates must be positive",
+        )?;
+        check(
+            t.weight_decay.is_finite() && t.weight_decay >= 0.0,
+            "training.weight_decay",
+            "must be >= 0",
+        )?;
+        let a = &self.arena;
+        check(a.simulations >= 1, "arena.simulations", "must be at least 1")?;
+        check(a.ply_limit >= 1, "arena.ply_limit", "must be at least 1")?;
+        for anchor in &a.ladder_anchors {
+            if let Some(n) = anchor.strip_prefix("checkpoint:") {
+                check(
+                    n.parse::<u32>().is_ok(),
+                    "arena.ladder_anchors",
+                    "`checkpoint:N` needs an iteration number",
+                )?;
+            } else {
+                tafl_engine::PlayerSpec::parse(anchor)
+                    .map_err(|e| format!("key `arena.ladder_anchors`: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_config_parses() {
+        let c = TrainConfig::parse(DEFAULT_CONFIG, "default").unwrap();
+        assert_eq!(c.rules, "brandubh");
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_the_key() {
+        let e = TrainConfig::parse("rules = \"brandubh\"\n[selfplay]\nsimulatons = 3\n", "x").unwrap_err();
+        assert!(e.contains("simulatons"), "{e}");
+        let e = TrainConfig::parse("rules = \"brandubh\"\n[selfplay]\nsimulations = 0\n", "x").unwrap_err();
+        assert!(e.contains("selfplay.simulations"), "{e}");
+        let e = TrainConfig::parse("rules = \"nope\"\n", "x").unwrap_err();
+        assert!(e.contains("rules"), "{e}");
+        let e = TrainConfig::parse(
+            "rules = \"brandubh\"\n[training]\nlearning_rate = [[3, 0.1]]\n",
+            "x",
+        )
+        .unwrap_err();
+        assert!(e.contains("training.learning_rate"), "{e}");
+        let e =
+            TrainConfig::parse("rules = \"brandubh\"\n[selfplay]\nroot = \"alphabeta\"\n", "x").unwrap_err();
+        assert!(e.contains("root") && e.contains("gumbel"), "{e}");
+    }
+
+    #[test]
+    fn learning_rate_schedule_steps() {
+        let c = TrainConfig::parse(
+            "rules = \"brandubh\"\n[training]\nlearning_rate = [[0, 0.1], [5, 0.01]]\n",
+            "x",
+        )
+        .unwrap();
+        assert_eq!(c.learning_rate(0), 0.1);
+        assert_eq!(c.learning_rate(4), 0.1);
+        assert_eq!(c.learning_rate(5), 0.01);
+    }
+}

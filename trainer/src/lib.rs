@@ -1,0 +1,16 @@
+//! `tafl-trainer`: the AlphaZero loop for Tafl, built on the engine's search and the `nn`
+//! crate: self-play on many threads into one batched evaluator, versioned and checksummed
+//! replay shards, a burn learner, arena and ladder with Elo intervals, and run folders that
+//! resume after `kill -9`. See [`run`] for the run folder's layout.
+#![warn(missing_docs)]
+
+pub mod arena;
+pub mod config;
+pub mod events;
+pub mod models;
+pub mod run;
+pub mod selfplay;
+pub mod shard;
+
+pub use config::{TrainConfig, DEFAULT_CONFIG};
+pub use run::{resume, start, RunState, TrainOptions};

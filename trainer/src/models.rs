@@ -1,0 +1,60 @@
+//! Trained models as evaluators and players: a checkpoint folder, or a run folder (its best
+//! checkpoint), loaded into a batched [`NetEvaluator`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tafl_engine::{classic_evaluator, BitSet, Evaluator, EvaluatorSpec, Ruleset};
+use tafl_nn::{default_device, load_checkpoint, BatchConfig, Manifest, NetEvaluator, MANIFEST_FILE};
+
+/// The checkpoint folder a path names: itself when it holds a manifest, else the best
+/// checkpoint of the run folder it is.
+pub fn checkpoint_dir(path: &Path) -> Result<PathBuf, String> {
+    if path.join(MANIFEST_FILE).is_file() {
+        return Ok(path.to_path_buf());
+    }
+    if path.join(crate::run::STATE_FILE).is_file() {
+        let state = crate::run::RunState::load(path)?;
+        return Ok(crate::run::checkpoint_path(path, state.best));
+    }
+    Err(format!(
+        "`{}` is neither a checkpoint folder (with {MANIFEST_FILE}) nor a training run folder",
+        path.display()
+    ))
+}
+
+/// Loads the model at `path` (checkpoint or run folder) for the rules in use, as an evaluator
+/// that batches the positions of up to `callers` concurrent searches.
+pub fn load_evaluator(
+    path: &Path,
+    ruleset: &Ruleset,
+    callers: usize,
+) -> Result<(Arc<NetEvaluator>, Manifest), String> {
+    let dir = checkpoint_dir(path)?;
+    let device = default_device();
+    let (model, manifest) = load_checkpoint(&dir, ruleset, &device).map_err(|e| e.to_string())?;
+    let config = BatchConfig {
+        callers,
+        max_wait: Duration::from_millis(2),
+        ..BatchConfig::default()
+    };
+    let name = format!("net:{}@{}", manifest.ruleset_id, manifest.training_step);
+    Ok((
+        Arc::new(NetEvaluator::new(model, ruleset, device, config, name)),
+        manifest,
+    ))
+}
+
+/// An evaluator factory for players: classic evaluators, and models loaded from their path.
+pub fn evaluator_for<B: BitSet>(
+    spec: &EvaluatorSpec,
+    ruleset: &Ruleset,
+) -> Result<Arc<dyn Evaluator<B>>, String> {
+    match spec {
+        EvaluatorSpec::Model(path) => {
+            let (e, _) = load_evaluator(Path::new(path), ruleset, 0)?;
+            Ok(e)
+        }
+        other => classic_evaluator(other),
+    }
+}

@@ -1,0 +1,687 @@
+//! A training run: a folder that holds everything needed to resume after `kill -9`, and the
+//! loop of iterations (self-play, training, arena, ladder) that reads and writes it.
+//!
+//! ```text
+//! RUN/config.toml                  the config, copied at the start
+//! RUN/state.json                   iteration, phase, best and latest checkpoints, history
+//! RUN/checkpoints/iter-NNNN/       model.safetensors + manifest.json (+ optimizer.bin)
+//! RUN/shards/iter-NNNN/shard-KKKK.bin (+ .json with the games' tallies)
+//! RUN/events/                      TensorBoard event files
+//! RUN/train.log                    one summary line per iteration and warnings
+//! ```
+//! Each phase writes its files atomically and then records itself as done in `state.json`,
+//! so a run killed at any moment resumes at the phase it was in, losing at most the self-play
+//! games that were not yet in a shard, or the training steps of the interrupted phase.
+
+use crate::arena::{play_match, Contender};
+use crate::config::{Promotion, TrainConfig};
+use crate::events::{Events, RunLog};
+use crate::selfplay::{play_game, SelfPlayStats};
+use crate::shard::{read_shard, write_shard};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+use tafl_engine::{game_seed, with_board, BitSet, Evaluator, PlayerSpec, Rules, Ruleset};
+use tafl_nn::burn::optim::AdamWConfig;
+use tafl_nn::burn::prelude::Device;
+use tafl_nn::{
+    default_device, load_checkpoint, save_checkpoint, write_atomic, Batch, BatchConfig, Encoder, Learner,
+    LossConfig, LossValues, Manifest, NetConfig, NetEvaluator, Sample, TaflNet,
+};
+
+/// The state file's name.
+pub const STATE_FILE: &str = "state.json";
+const OPTIMIZER_FILE: &str = "optimizer.bin";
+
+/// The part of an iteration a run is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Playing games with the best network.
+    SelfPlay,
+    /// Training the latest network on the replay window.
+    Train,
+    /// Candidate against best (and the ladder).
+    Arena,
+}
+
+/// One iteration's figures, kept in the state and printed as its summary line.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IterationSummary {
+    /// The iteration.
+    pub iteration: u32,
+    /// Self-play tallies.
+    pub selfplay: SelfPlayStats,
+    /// Self-play games per hour.
+    pub games_per_hour: f64,
+    /// Mean training losses.
+    pub loss: [f32; 4],
+    /// Training samples per second.
+    pub samples_per_second: f64,
+    /// Share of positions whose most likely predicted result was the actual one.
+    pub value_accuracy: f64,
+    /// Mean entropy of the network's policy on recent positions.
+    pub net_policy_entropy: f64,
+    /// Candidate against best: Elo and its interval.
+    pub arena_elo: Option<(f64, f64, f64)>,
+    /// Whether the candidate became the best.
+    pub promoted: bool,
+    /// Ladder results: (anchor, Elo, low, high) for the best network.
+    pub ladder: Vec<(String, f64, f64, f64)>,
+}
+
+/// What `state.json` holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// The iteration being worked on (1-based); past the config's count when the run is done.
+    pub iteration: u32,
+    /// Its phase.
+    pub phase: Phase,
+    /// Iteration whose checkpoint plays self-play (0 = the initial network).
+    pub best: u32,
+    /// The most recently trained checkpoint.
+    pub latest: u32,
+    /// Summaries of finished iterations.
+    pub history: Vec<IterationSummary>,
+    /// The iteration in progress, filled phase by phase.
+    pub current: IterationSummary,
+}
+
+impl RunState {
+    /// Reads `RUN/state.json`.
+    pub fn load(dir: &Path) -> Result<RunState, String> {
+        let p = dir.join(STATE_FILE);
+        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: not a run state: {e}", p.display()))
+    }
+    fn save(&self, dir: &Path) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        write_atomic(&dir.join(STATE_FILE), text.as_bytes()).map_err(|e| e.to_string())
+    }
+}
+
+/// The checkpoint folder of an iteration.
+pub fn checkpoint_path(dir: &Path, iteration: u32) -> PathBuf {
+    dir.join("checkpoints").join(format!("iter-{iteration:04}"))
+}
+
+fn shard_dir(dir: &Path, iteration: u32) -> PathBuf {
+    dir.join("shards").join(format!("iter-{iteration:04}"))
+}
+
+/// Options of `tafl train` beyond the config.
+#[derive(Clone, Debug, Default)]
+pub struct TrainOptions {
+    /// Stop after this iteration even if the config asks for more (tests, short sessions).
+    pub stop_after: Option<u32>,
+    /// Hide progress bars.
+    pub quiet: bool,
+}
+
+/// Starts a new run in `dir` (which must not hold one) from config text.
+pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOptions) -> Result<(), String> {
+    let config = TrainConfig::parse(config_text, config_name)?;
+    if dir.join(STATE_FILE).exists() {
+        return Err(format!(
+            "`{}` already holds a run; continue it with --resume {}",
+            dir.display(),
+            dir.display()
+        ));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    write_atomic(&dir.join("config.toml"), config_text.as_bytes()).map_err(|e| e.to_string())?;
+    let ruleset = config.ruleset()?;
+    let device = default_device();
+    device.seed(config.seed);
+    let model = net_config(&config, &ruleset).init(&device);
+    save_checkpoint(
+        &checkpoint_path(dir, 0),
+        &model,
+        &Manifest::new(&ruleset, &net_config(&config, &ruleset), 0),
+    )
+    .map_err(|e| e.to_string())?;
+    let state = RunState {
+        iteration: 1,
+        phase: Phase::SelfPlay,
+        best: 0,
+        latest: 0,
+        history: vec![],
+        current: IterationSummary {
+            iteration: 1,
+            ..Default::default()
+        },
+    };
+    state.save(dir)?;
+    RunLog::new(&dir.join("train.log")).line(
+        &format!(
+            "new run: {} ({} iterations) in {}",
+            config_name,
+            config.iterations,
+            dir.display()
+        ),
+        !options.quiet,
+    );
+    run(dir, options)
+}
+
+/// Continues the run in `dir` where it stopped.
+pub fn resume(dir: &Path, options: &TrainOptions) -> Result<(), String> {
+    if !dir.join(STATE_FILE).exists() {
+        return Err(format!("`{}` holds no run (no {STATE_FILE})", dir.display()));
+    }
+    run(dir, options)
+}
+
+fn net_config(config: &TrainConfig, ruleset: &Ruleset) -> NetConfig {
+    NetConfig::new(ruleset.size())
+        .with_blocks(config.model.blocks)
+        .with_channels(config.model.channels)
+        .with_global_pool_every(config.model.global_pool_every)
+        .with_moves_left(config.model.moves_left)
+}
+
+fn run(dir: &Path, options: &TrainOptions) -> Result<(), String> {
+    let text = std::fs::read_to_string(dir.join("config.toml"))
+        .map_err(|e| format!("{}/config.toml: {e}", dir.display()))?;
+    let config = TrainConfig::parse(&text, &format!("{}/config.toml", dir.display()))?;
+    let ruleset = config.ruleset()?;
+    with_board!(&ruleset, B, rules => Trainer::<B> { rules: &rules, ruleset: &ruleset, config: &config, dir, options, log: RunLog::new(&dir.join("train.log")), events: Events::new(&dir.join("events")) }.run())
+}
+
+struct Trainer<'a, B: BitSet> {
+    rules: &'a Rules<B>,
+    ruleset: &'a Ruleset,
+    config: &'a TrainConfig,
+    dir: &'a Path,
+    options: &'a TrainOptions,
+    log: RunLog,
+    events: Events,
+}
+
+impl<B: BitSet> Trainer<'_, B> {
+    fn bar(&self, len: u64, what: &str) -> ProgressBar {
+        if self.options.quiet {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::new(len);
+        if let Ok(style) =
+            ProgressStyle::with_template("{msg:<24} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(what.to_string());
+        bar
+    }
+
+    fn run(&self) -> Result<(), String> {
+        let mut state = RunState::load(self.dir)?;
+        let last = self
+            .options
+            .stop_after
+            .map_or(self.config.iterations, |s| s.min(self.config.iterations));
+        while state.iteration <= last {
+            let it = state.iteration;
+            let t0 = Instant::now();
+            if state.phase == Phase::SelfPlay {
+                self.selfplay(&mut state)?;
+                state.phase = Phase::Train;
+                state.save(self.dir)?;
+            }
+            if state.phase == Phase::Train {
+                self.train(&mut state)?;
+                state.phase = Phase::Arena;
+                state.save(self.dir)?;
+            }
+            if state.phase == Phase::Arena {
+                self.arena(&mut state)?;
+                let done = std::mem::take(&mut state.current);
+                self.report(&done, t0.elapsed());
+                state.history.push(done);
+                state.iteration = it + 1;
+                state.current = IterationSummary {
+                    iteration: it + 1,
+                    ..Default::default()
+                };
+                state.phase = Phase::SelfPlay;
+                state.save(self.dir)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn load_net(&self, iteration: u32, callers: usize) -> Result<Arc<NetEvaluator>, String> {
+        let device = default_device();
+        let (model, _) = load_checkpoint(&checkpoint_path(self.dir, iteration), self.ruleset, &device)
+            .map_err(|e| e.to_string())?;
+        let cfg = BatchConfig {
+            callers,
+            max_wait: Duration::from_millis(3),
+            seed: self.config.seed,
+            ..BatchConfig::default()
+        };
+        Ok(Arc::new(NetEvaluator::new(
+            model,
+            self.ruleset,
+            device,
+            cfg,
+            format!("net:iter-{iteration}"),
+        )))
+    }
+
+    /// Plays the iteration's games with the best network; shards already on disk count as done.
+    fn selfplay(&self, state: &mut RunState) -> Result<(), String> {
+        let it = state.iteration;
+        let sp = &self.config.selfplay;
+        let sdir = shard_dir(self.dir, it);
+        std::fs::create_dir_all(&sdir).map_err(|e| format!("{}: {e}", sdir.display()))?;
+        // Shards already written (a resumed run) hold games 0..k*games_per_shard.
+        let mut stats = SelfPlayStats::default();
+        let mut shards = 0u64;
+        while let Ok(text) = std::fs::read_to_string(sdir.join(format!("shard-{shards:04}.json"))) {
+            if !sdir.join(format!("shard-{shards:04}.bin")).exists() {
+                break;
+            }
+            match serde_json::from_str::<SelfPlayStats>(&text) {
+                Ok(s) => stats.merge(&s),
+                Err(_) => break,
+            }
+            shards += 1;
+        }
+        let total = sp.games_per_iteration as u64;
+        let first = (shards * sp.games_per_shard as u64).min(total);
+        if first > 0 {
+            self.log.line(
+                &format!("iteration {it}: resuming self-play at game {first} of {total}"),
+                !self.options.quiet,
+            );
+        }
+        let threads = (sp.parallel_games as usize).min((total - first) as usize).max(1);
+        let net = self.load_net(state.best, threads)?;
+        let encoder = Encoder::new(self.ruleset);
+        let bar = self.bar(total, &format!("iter {it} self-play"));
+        bar.set_position(first);
+        let next = AtomicU64::new(first);
+        let t0 = Instant::now();
+        let (tx, rx) = mpsc::channel();
+        let seed = game_seed(self.config.seed, it as u64);
+        let mut write_error = None;
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (net, encoder, next) = (&net, &encoder, &next);
+                scope.spawn(move || loop {
+                    let g = next.fetch_add(1, Ordering::Relaxed);
+                    if g >= total {
+                        break;
+                    }
+                    let game = play_game(
+                        self.rules,
+                        net.as_ref() as &dyn Evaluator<B>,
+                        encoder,
+                        sp,
+                        game_seed(seed, g),
+                    );
+                    if tx.send(game).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            let mut samples: Vec<Sample> = Vec::new();
+            let mut shard_stats = SelfPlayStats::default();
+            let mut done = first;
+            for game in rx {
+                done += 1;
+                bar.inc(1);
+                samples.extend(game.samples);
+                shard_stats.merge(&game.stats);
+                if shard_stats.games == sp.games_per_shard as u64 || done == total {
+                    let base = sdir.join(format!("shard-{shards:04}"));
+                    let json = serde_json::to_string(&shard_stats).unwrap_or_default();
+                    let r = write_shard(&base.with_extension("bin"), encoder.input_len(), &samples).and_then(
+                        |_| {
+                            write_atomic(&base.with_extension("json"), json.as_bytes())
+                                .map_err(|e| e.to_string())
+                        },
+                    );
+                    if let Err(e) = r {
+                        write_error.get_or_insert(e);
+                    }
+                    stats.merge(&shard_stats);
+                    shards += 1;
+                    samples.clear();
+                    shard_stats = SelfPlayStats::default();
+                }
+            }
+        });
+        bar.finish_and_clear();
+        if let Some(e) = write_error {
+            return Err(format!("writing a replay shard: {e}"));
+        }
+        let secs = t0.elapsed().as_secs_f64();
+        let played = total - first;
+        state.current.selfplay = stats;
+        state.current.games_per_hour = if played > 0 && secs > 0.0 {
+            played as f64 * 3600.0 / secs
+        } else {
+            state.current.games_per_hour
+        };
+        Ok(())
+    }
+
+    /// Loads the replay window: every shard of the last iterations, skipping damaged ones.
+    fn window(&self, it: u32, encoder: &Encoder) -> Vec<Sample> {
+        let from = it.saturating_sub(self.config.replay.window_iterations - 1).max(1);
+        let mut all = Vec::new();
+        for i in from..=it {
+            let Ok(entries) = std::fs::read_dir(shard_dir(self.dir, i)) else {
+                continue;
+            };
+            let mut paths: Vec<PathBuf> = entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+                .collect();
+            paths.sort();
+            for p in paths {
+                match read_shard(&p, encoder.input_len(), encoder.policy_size()) {
+                    Ok(s) => all.extend(s),
+                    Err(e) => self.log.line(
+                        &format!("warning: skipping replay shard: {e}"),
+                        !self.options.quiet,
+                    ),
+                }
+            }
+        }
+        all
+    }
+
+    fn train(&self, state: &mut RunState) -> Result<(), String> {
+        let it = state.iteration;
+        let t = &self.config.training;
+        let encoder = Encoder::new(self.ruleset);
+        let samples = self.window(it, &encoder);
+        if samples.is_empty() {
+            return Err(format!(
+                "iteration {it}: no training samples in the replay window"
+            ));
+        }
+        let device: Device = default_device().autodiff();
+        let from = checkpoint_path(self.dir, state.latest);
+        let (model, manifest) = load_checkpoint(&from, self.ruleset, &device).map_err(|e| e.to_string())?;
+        let mut optim = AdamWConfig::new().with_weight_decay(t.weight_decay).init();
+        if let Ok(bytes) = std::fs::read(from.join(OPTIMIZER_FILE)) {
+            optim = optim
+                .from_bytes(tafl_nn::burn::tensor::Bytes::from_bytes_vec(bytes))
+                .map_err(|e| format!("{}: {e:?}", from.join(OPTIMIZER_FILE).display()))?;
+        }
+        let mut learner = Learner::new(model, optim, LossConfig::new());
+        let lr = self.config.learning_rate(it);
+        let mut rng = ChaCha8Rng::seed_from_u64(game_seed(self.config.seed ^ 0x7EA1, it as u64));
+        let syms = encoder.symmetries().to_vec();
+        let bar = self.bar(t.steps_per_iteration as u64, &format!("iter {it} training"));
+        let t0 = Instant::now();
+        let mut sum = LossValues::default();
+        for _ in 0..t.steps_per_iteration {
+            let batch: Vec<Sample> = (0..t.batch_size)
+                .map(|_| {
+                    let s = &samples[rng.random_range(0..samples.len())];
+                    let sym = syms[rng.random_range(0..syms.len())];
+                    if sym == 0 {
+                        s.clone()
+                    } else {
+                        s.transformed(&encoder, sym)
+                    }
+                })
+                .collect();
+            let l = learner.step(&Batch::new(&encoder, &batch, &device), lr);
+            sum.total += l.total;
+            sum.policy += l.policy;
+            sum.value += l.value;
+            sum.moves_left += l.moves_left;
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        let secs = t0.elapsed().as_secs_f64();
+        let k = t.steps_per_iteration as f32;
+        state.current.loss = [sum.total / k, sum.policy / k, sum.value / k, sum.moves_left / k];
+        state.current.samples_per_second =
+            (t.steps_per_iteration as f64 * t.batch_size as f64) / secs.max(1e-9);
+        let (accuracy, entropy) = self.measure(&learner.inference_model(), &samples, &encoder, &mut rng);
+        state.current.value_accuracy = accuracy;
+        state.current.net_policy_entropy = entropy;
+        let out = checkpoint_path(self.dir, it);
+        let step = manifest.training_step + t.steps_per_iteration as u64;
+        let net_cfg = net_config(self.config, self.ruleset);
+        save_checkpoint(
+            &out,
+            &learner.inference_model(),
+            &Manifest::new(self.ruleset, &net_cfg, step),
+        )
+        .map_err(|e| e.to_string())?;
+        let bytes = learner
+            .optimizer()
+            .into_bytes()
+            .map_err(|e| format!("saving the optimizer: {e:?}"))?;
+        write_atomic(&out.join(OPTIMIZER_FILE), &bytes).map_err(|e| e.to_string())?;
+        state.latest = it;
+        Ok(())
+    }
+
+    /// Value accuracy and policy entropy of the network on up to 256 samples of the window.
+    fn measure(
+        &self,
+        model: &TaflNet,
+        samples: &[Sample],
+        encoder: &Encoder,
+        rng: &mut ChaCha8Rng,
+    ) -> (f64, f64) {
+        let n = samples.len().min(256);
+        let pick: Vec<Sample> = (0..n)
+            .map(|_| samples[rng.random_range(0..samples.len())].clone())
+            .collect();
+        let device = default_device();
+        let batch = Batch::new(encoder, &pick, &device);
+        let out = model.forward(batch.input.clone());
+        let masked = out.policy + batch.policy_mask.clone();
+        let policy: Vec<f32> = masked.into_data().try_to_vec().unwrap_or_default();
+        let wdl: Vec<f32> = out.wdl.into_data().try_to_vec().unwrap_or_default();
+        let p = encoder.policy_size();
+        if policy.len() != n * p || wdl.len() != n * 3 {
+            return (f64::NAN, f64::NAN);
+        }
+        let mut correct = 0;
+        let mut entropy = 0.0;
+        for (i, s) in pick.iter().enumerate() {
+            let argmax = |v: &[f32]| (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap_or(0);
+            if argmax(&wdl[i * 3..i * 3 + 3]) == argmax(&s.wdl) {
+                correct += 1;
+            }
+            let probs = tafl_nn::softmax(&policy[i * p..(i + 1) * p]);
+            entropy += probs
+                .iter()
+                .filter(|&&x| x > 0.0)
+                .map(|&x| -(x as f64) * (x as f64).ln())
+                .sum::<f64>();
+        }
+        (correct as f64 / n.max(1) as f64, entropy / n.max(1) as f64)
+    }
+
+    fn arena(&self, state: &mut RunState) -> Result<(), String> {
+        let it = state.iteration;
+        let a = &self.config.arena;
+        let threads = self
+            .config
+            .selfplay
+            .parallel_games
+            .min(a.games.max(a.ladder_games))
+            .max(1) as usize;
+        let candidate = self.load_net(it, threads)?;
+        let best = self.load_net(state.best, threads)?;
+        let seed = game_seed(self.config.seed ^ 0xA4E7A, it as u64);
+        if a.games > 0 {
+            let bar = self.bar(a.games.div_ceil(2) as u64 * 2, &format!("iter {it} arena"));
+            let c = Contender::net(
+                &format!("iter-{it}"),
+                candidate.clone() as Arc<dyn Evaluator<B>>,
+                a.simulations,
+            );
+            let b = Contender::net(
+                &format!("iter-{}", state.best),
+                best.clone() as Arc<dyn Evaluator<B>>,
+                a.simulations,
+            );
+            let r = play_match(self.rules, &c, &b, a.games, a.ply_limit, threads, seed, &|| {
+                bar.inc(1)
+            })?;
+            bar.finish_and_clear();
+            let e = r.elo();
+            state.current.arena_elo = Some((e.elo, e.low, e.high));
+            state.current.promoted = match a.promotion {
+                Promotion::Always => true,
+                Promotion::Significant => e.significantly_positive(),
+            };
+            self.log.line(
+                &format!(
+                    "iteration {it}: candidate iter-{it} vs best iter-{}: {}",
+                    state.best,
+                    r.summary()
+                ),
+                false,
+            );
+        } else {
+            state.current.promoted = true;
+        }
+        if state.current.promoted {
+            state.best = it;
+        }
+        if a.ladder_every > 0 && it % a.ladder_every == 0 && a.ladder_games > 0 {
+            let best_now = if state.best == it { candidate } else { best };
+            let me = Contender::net(
+                &format!("iter-{}", state.best),
+                best_now as Arc<dyn Evaluator<B>>,
+                a.simulations,
+            );
+            for anchor in &a.ladder_anchors {
+                let opponent = match anchor.strip_prefix("checkpoint:") {
+                    Some(n) => {
+                        let n: u32 = n.parse().map_err(|_| format!("ladder anchor `{anchor}`"))?;
+                        if n >= it || !checkpoint_path(self.dir, n).exists() {
+                            continue;
+                        }
+                        Contender::net(
+                            anchor,
+                            self.load_net(n, threads)? as Arc<dyn Evaluator<B>>,
+                            a.simulations,
+                        )
+                    }
+                    None => Contender {
+                        label: anchor.clone(),
+                        spec: PlayerSpec::parse(anchor)?,
+                        net: None,
+                    },
+                };
+                let bar = self.bar(
+                    a.ladder_games.div_ceil(2) as u64 * 2,
+                    &format!("iter {it} vs {anchor}"),
+                );
+                let r = play_match(
+                    self.rules,
+                    &me,
+                    &opponent,
+                    a.ladder_games,
+                    a.ply_limit,
+                    threads,
+                    seed ^ 0x1ADD,
+                    &|| bar.inc(1),
+                )?;
+                bar.finish_and_clear();
+                let e = r.elo();
+                self.log.line(
+                    &format!(
+                        "iteration {it}: ladder, best iter-{} vs {anchor}: {}",
+                        state.best,
+                        r.summary()
+                    ),
+                    false,
+                );
+                state.current.ladder.push((anchor.clone(), e.elo, e.low, e.high));
+            }
+        }
+        Ok(())
+    }
+
+    fn report(&self, s: &IterationSummary, took: Duration) {
+        let sp = &s.selfplay;
+        let arena = match s.arena_elo {
+            Some((e, lo, hi)) => format!(
+                "arena {e:+.0} Elo [{lo:+.0}, {hi:+.0}]{}",
+                if s.promoted { " promoted" } else { "" }
+            ),
+            None => "arena skipped".into(),
+        };
+        let ladder: Vec<String> = s
+            .ladder
+            .iter()
+            .map(|(a, e, lo, hi)| format!("{a} {e:+.0} [{lo:+.0}, {hi:+.0}]"))
+            .collect();
+        let line = format!(
+            "iter {} | self-play {} games, defenders {:.0}%, attackers {:.0}%, no result {:.0}%, {:.0} plies, {} samples, {:.0} games/h | loss {:.3} (policy {:.3}, value {:.3}) value acc {:.2}, {:.0} samples/s | {arena}{}{} | {:.0}s",
+            s.iteration,
+            sp.games,
+            100.0 * sp.defender_share(),
+            100.0 * sp.attacker_wins as f64 / sp.games.max(1) as f64,
+            100.0 * sp.no_result as f64 / sp.games.max(1) as f64,
+            sp.mean_length(),
+            sp.samples,
+            s.games_per_hour,
+            s.loss[0],
+            s.loss[1],
+            s.loss[2],
+            s.value_accuracy,
+            s.samples_per_second,
+            if ladder.is_empty() { "" } else { " | ladder: " },
+            ladder.join(", "),
+            took.as_secs_f64()
+        );
+        self.log.line(&line, !self.options.quiet);
+        let step = s.iteration as u64;
+        let mut scalars: Vec<(String, f64)> = vec![
+            ("loss/total".into(), s.loss[0] as f64),
+            ("loss/policy".into(), s.loss[1] as f64),
+            ("loss/value".into(), s.loss[2] as f64),
+            ("loss/moves_left".into(), s.loss[3] as f64),
+            ("net/value_accuracy".into(), s.value_accuracy),
+            ("net/policy_entropy".into(), s.net_policy_entropy),
+            ("selfplay/policy_entropy".into(), sp.mean_policy_entropy()),
+            ("selfplay/game_length".into(), sp.mean_length()),
+            ("selfplay/defender_share".into(), sp.defender_share()),
+            (
+                "selfplay/no_result_share".into(),
+                sp.no_result as f64 / sp.games.max(1) as f64,
+            ),
+            ("selfplay/games_per_hour".into(), s.games_per_hour),
+            (
+                "selfplay/false_resign_share".into(),
+                sp.false_resigns as f64 / sp.resign_checks.max(1) as f64,
+            ),
+            ("train/samples_per_second".into(), s.samples_per_second),
+        ];
+        if let Some((e, _, _)) = s.arena_elo {
+            scalars.push(("arena/elo_vs_best".into(), e));
+        }
+        for (a, e, _, _) in &s.ladder {
+            scalars.push((format!("ladder/elo_vs_{}", a.replace([':', '='], "_")), *e));
+        }
+        let refs: Vec<(&str, f64)> = scalars.iter().map(|(t, v)| (t.as_str(), *v)).collect();
+        if let Err(e) = self.events.write(step, &refs) {
+            self.log
+                .line(&format!("warning: TensorBoard events: {e}"), !self.options.quiet);
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! Self-play: many games at once on worker threads whose positions meet in one batched
+//! evaluator, so the network sees full batches. A full search (with noise) records a sample;
+//! a fast search (playout-cap randomization) only moves the game on.
+//!
+//! Value targets: a win is `[1, 0, 0]` for the winner's positions and `[0, 0, 1]` for the
+//! loser's; draws by the rules *and games stopped by the ply limit* are `[0, 1, 0]`. Counting
+//! an unfinished game as a draw is a choice: it teaches the net that shuffling gains nothing,
+//! without pretending to know who would have won.
+
+use crate::config::SelfPlaySection;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use tafl_engine::{BitSet, Evaluator, Game, Reason, Rules, Search, SearchConfig, Side, Wdl};
+use tafl_nn::{Encoder, Sample};
+
+/// Tallies of self-play games (saved beside each shard so a resumed run keeps them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelfPlayStats {
+    /// Games played.
+    pub games: u64,
+    /// Samples recorded.
+    pub samples: u64,
+    /// Plies played.
+    pub plies: u64,
+    /// Won by the defenders (resignations included).
+    pub defender_wins: u64,
+    /// Won by the attackers (resignations included).
+    pub attacker_wins: u64,
+    /// Drawn by the rules.
+    pub draws: u64,
+    /// Stopped by the ply limit.
+    pub no_result: u64,
+    /// Ended by resignation.
+    pub resigned: u64,
+    /// Games that never resign in which a side fell below the resignation threshold.
+    pub resign_checks: u64,
+    /// Of those, games the side that would have resigned did not lose.
+    pub false_resigns: u64,
+    /// Sum over samples of the search policy's entropy (nats).
+    pub policy_entropy_sum: f64,
+}
+
+impl SelfPlayStats {
+    /// Adds another tally.
+    pub fn merge(&mut self, o: &SelfPlayStats) {
+        self.games += o.games;
+        self.samples += o.samples;
+        self.plies += o.plies;
+        self.defender_wins += o.defender_wins;
+        self.attacker_wins += o.attacker_wins;
+        self.draws += o.draws;
+        self.no_result += o.no_result;
+        self.resigned += o.resigned;
+        self.resign_checks += o.resign_checks;
+        self.false_resigns += o.false_resigns;
+        self.policy_entropy_sum += o.policy_entropy_sum;
+    }
+    /// Share of games won by the defenders.
+    pub fn defender_share(&self) -> f64 {
+        self.defender_wins as f64 / self.games.max(1) as f64
+    }
+    /// Mean game length in plies.
+    pub fn mean_length(&self) -> f64 {
+        self.plies as f64 / self.games.max(1) as f64
+    }
+    /// Mean entropy of the search policies recorded.
+    pub fn mean_policy_entropy(&self) -> f64 {
+        self.policy_entropy_sum / self.samples.max(1) as f64
+    }
+}
+
+/// One finished self-play game: its samples and its tally.
+pub struct SelfPlayGame {
+    /// Training samples (full searches only).
+    pub samples: Vec<Sample>,
+    /// This game's tally.
+    pub stats: SelfPlayStats,
+}
+
+/// Plays one self-play game with `evaluator`; `seed` fixes every choice in it.
+pub fn play_game<B: BitSet>(
+    rules: &Rules<B>,
+    evaluator: &dyn Evaluator<B>,
+    encoder: &Encoder,
+    cfg: &SelfPlaySection,
+    seed: u64,
+) -> SelfPlayGame {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let never_resign = cfg.resign_threshold <= -1.0 || rng.random::<f32>() < cfg.resign_disabled_share;
+    let mut game = Game::new(rules).with_ply_limit(Some(cfg.ply_limit));
+    let full = SearchConfig {
+        simulations: cfg.simulations,
+        batch_size: cfg.leaf_batch,
+        root: cfg.root,
+        dirichlet_alpha: cfg.dirichlet_alpha,
+        dirichlet_epsilon: cfg.dirichlet_epsilon,
+        ..SearchConfig::default()
+    };
+    let fast = SearchConfig {
+        simulations: cfg.fast_simulations,
+        dirichlet_epsilon: 0.0,
+        ..full.clone()
+    };
+    let mut search = Search::new(full.clone(), &game, seed);
+    let mut pending: Vec<(Sample, Side, u32)> = Vec::new();
+    let mut stats = SelfPlayStats {
+        games: 1,
+        ..SelfPlayStats::default()
+    };
+    let mut resigned_by: Option<Side> = None;
+    let mut would_resign: Option<Side> = None;
+    while game.outcome().is_none() {
+        let is_full = rng.random::<f32>() < cfg.full_search_probability;
+        search.set_config(if is_full { full.clone() } else { fast.clone() });
+        let temperature = if game.ply() < cfg.temperature_plies {
+            cfg.temperature
+        } else {
+            0.0
+        };
+        let Some(result) = search.run(rules, evaluator, temperature) else {
+            break;
+        };
+        let pos = *game.position();
+        let me = pos.to_move();
+        if is_full {
+            let moves: Vec<_> = result.moves.iter().map(|m| m.mv).collect();
+            let occurrences = game.occurrences().min(255) as u8;
+            let sample = Sample::new(
+                encoder,
+                &pos,
+                occurrences,
+                game.ply(),
+                &moves,
+                &result.policy,
+                Wdl::default(),
+                0.0,
+            );
+            stats.policy_entropy_sum += entropy(&result.policy);
+            pending.push((sample, me, game.ply()));
+        }
+        if result.value < cfg.resign_threshold && result.proven != Some(1) {
+            if never_resign {
+                would_resign.get_or_insert(me);
+            } else {
+                resigned_by = Some(me);
+                break;
+            }
+        }
+        search.advance(rules, result.best);
+        game.play_unchecked(rules, result.best);
+    }
+    let plies = game.ply();
+    let winner = match (resigned_by, game.outcome()) {
+        (Some(loser), _) => Some(loser.opponent()),
+        (None, Some(o)) => o.winner,
+        (None, None) => None,
+    };
+    stats.plies = plies as u64;
+    stats.samples = pending.len() as u64;
+    match winner {
+        Some(Side::Defenders) => stats.defender_wins = 1,
+        Some(Side::Attackers) => stats.attacker_wins = 1,
+        None if game.outcome().is_some_and(|o| o.reason == Reason::PlyLimit) => stats.no_result = 1,
+        None => stats.draws = 1,
+    }
+    stats.resigned = resigned_by.is_some() as u64;
+    if let Some(side) = would_resign {
+        stats.resign_checks = 1;
+        stats.false_resigns = (winner != Some(side.opponent())) as u64;
+    }
+    let samples = pending
+        .into_iter()
+        .map(|(mut s, side, ply)| {
+            s.wdl = match winner {
+                Some(w) if w == side => [1.0, 0.0, 0.0],
+                Some(_) => [0.0, 0.0, 1.0],
+                None => [0.0, 1.0, 0.0],
+            };
+            // Plies left; the batch scales it by tafl_nn::MOVES_LEFT_SCALE.
+            s.moves_left = (plies - ply) as f32;
+            s
+        })
+        .collect();
+    SelfPlayGame { samples, stats }
+}
+
+fn entropy(p: &[f32]) -> f64 {
+    p.iter()
+        .filter(|&&x| x > 0.0)
+        .map(|&x| -(x as f64) * (x as f64).ln())
+        .sum()
+}
