@@ -151,7 +151,6 @@ fn square_list(n: usize, key: &str, value: &str) -> Result<Vec<Sq>, ParseError> 
             v.push(sq);
         }
     }
-    v.sort_unstable();
     Ok(v)
 }
 
@@ -238,13 +237,14 @@ pub fn ruleset_to_opentafl(rs: &Ruleset) -> String {
         KingCapture::StrongNearThrone => e.push("ks:c".into()),
         KingCapture::Weak => e.push("ks:w".into()),
     }
-    if rs.corners != board_corners(n) {
-        let list: Vec<String> = rs
-            .corners
-            .iter()
-            .map(|&s| square_name(n, s).to_string())
-            .collect();
-        e.push(format!("cor:{}", list.join(",")));
+    match &f.corners {
+        CornersSpec::Squares(list) => {
+            // As the file lists them (validated squares), so the knob reads back unchanged.
+            let list: Vec<String> = list.iter().map(|s| s.trim().to_ascii_lowercase()).collect();
+            e.push(format!("cor:{}", list.join(",")));
+        }
+        CornersSpec::Word(_) if rs.corners.is_empty() => e.push("cor:".into()),
+        CornersSpec::Word(_) => {}
     }
     if rs.throne.is_none() {
         e.push("cen:".into());
@@ -359,6 +359,7 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
     };
     let yn = |b: bool| if b { YesNo::Yes } else { YesNo::No };
     let mut corners = board_corners(n);
+    let mut cor_given: Option<Vec<Sq>> = None;
     let (mut cens, mut cenre) = (true, true);
     let (mut cors, mut corre, mut corp) = (None, None, None);
     for &(k, v) in &entries {
@@ -461,7 +462,12 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
             "aforh" | "dforh" | "aforp" | "dforp" | "afors" | "dfors" | "aforre" | "dforre" => {
                 types(k, v)?;
             }
-            "cor" => corners = square_list(n, k, v)?,
+            "cor" => {
+                let list = square_list(n, k, v)?;
+                corners = list.clone();
+                corners.sort_unstable();
+                cor_given = Some(list);
+            }
             "cen" => {
                 let list = square_list(n, k, v)?;
                 f.throne = if list.is_empty() {
@@ -579,12 +585,10 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
             ));
         }
     }
-    f.corners = if corners.is_empty() {
-        CornersSpec::Word("none".into())
-    } else if corners == board_corners(n) {
-        CornersSpec::Word("corners".into())
-    } else {
-        CornersSpec::Squares(corners.iter().map(|&s| square_name(n, s).to_string()).collect())
+    f.corners = match cor_given {
+        None => CornersSpec::Word("corners".into()),
+        Some(list) if list.is_empty() => CornersSpec::Word("none".into()),
+        Some(list) => CornersSpec::Squares(list.iter().map(|&s| square_name(n, s).to_string()).collect()),
     };
     Ruleset::from_file(f).map_err(ParseError::new)
 }
