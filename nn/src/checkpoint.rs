@@ -19,12 +19,14 @@
 use crate::encoding::{Encoder, ENCODING_VERSION, PLANES};
 use crate::model::{NetConfig, TaflNet};
 use crate::NnError;
+use burn::module::Module;
 use burn::prelude::Device;
 use burn::store::{ModuleSnapshot, SafetensorsStore};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use tafl_engine::{RulesFile, Ruleset};
 
 /// The value of [`Manifest::format`].
@@ -197,12 +199,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), NnError> {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = path.with_file_name(format!(".{name}.tmp{}-{unique}", std::process::id()));
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        fs::rename(&tmp, path)
+        fs::rename(&tmp, path)?;
+        // Make the rename itself durable where the platform allows syncing a folder.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Ok(d) = fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -234,7 +245,17 @@ pub fn weights_from_bytes(
         path: path.to_path_buf(),
         message,
     };
+    // Parameters are created lazily, so a config that asks for more weights than the file can
+    // hold is refused here, before anything is allocated for it.
     let mut model = config.init(device);
+    let needed = model.num_params() as u64 * 4;
+    if needed > bytes.len() as u64 {
+        return Err(err(format!(
+            "{} bytes cannot hold the {} parameters of the model config",
+            bytes.len(),
+            model.num_params()
+        )));
+    }
     let mut store = SafetensorsStore::from_bytes(Some(bytes));
     // burn's parser is meant to return errors; a panic on hostile bytes would still be a bug
     // of ours to report, not a crash of the caller.

@@ -182,6 +182,13 @@ fn damaged_weights_are_errors_not_panics() {
     let err = weights_from_bytes(&config, bytes, &device, &path).unwrap_err();
     assert!(matches!(err, NnError::Weights { .. }), "{err}");
 
+    // A manifest asking for a far bigger network than the file holds is refused before
+    // anything is allocated for it.
+    let huge = NetConfig::new(7).with_blocks(200).with_channels(4000);
+    let bytes = std::fs::read(&path).unwrap();
+    let err = weights_from_bytes(&huge, bytes, &device, &path).unwrap_err();
+    assert!(err.to_string().contains("cannot hold"), "{err}");
+
     // A missing folder.
     assert!(matches!(
         load_checkpoint(&dir.join("nope"), &ruleset, &device),
