@@ -30,14 +30,14 @@ pub fn play_pairs<B: BitSet>(
 ) -> Result<Vec<GameResult>, String> {
     let games = games.div_ceil(2) * 2;
     // Build once to surface spec errors before the parallel part.
-    build::<B>(a, 0)?;
-    build::<B>(b, 0)?;
+    build::<B>(a, 0, rules)?;
+    build::<B>(b, 0, rules)?;
     let results: Result<Vec<GameResult>, String> = (0..games)
         .into_par_iter()
         .map(|g| {
             let s = game_seed(seed, g);
-            let mut pa = build::<B>(a, s)?;
-            let mut pb = build::<B>(b, s ^ 0x5EED)?;
+            let mut pa = build::<B>(a, s, rules)?;
+            let mut pb = build::<B>(b, s ^ 0x5EED, rules)?;
             let a_side = if g % 2 == 0 {
                 Side::Attackers
             } else {

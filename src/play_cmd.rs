@@ -3,8 +3,8 @@
 use crate::players::{build, Resolved};
 use std::io::{BufRead, Write};
 use tafl_engine::{
-    classic_evaluator, parse_move, played_text, with_board, BitSet, EvaluatorSpec, Game, Player, PlayerSpec,
-    Rules, Ruleset, SearchConfig, Side, Sq,
+    parse_move, played_text, with_board, BitSet, EvaluatorSpec, Game, Player, PlayerSpec, Rules, Ruleset,
+    Side, Sq,
 };
 
 const HELP: &str = "commands: a move such as e1-e4, hint, undo, new, quit, help";
@@ -16,7 +16,7 @@ pub fn run(rs: &Ruleset, human: Side, ai: &Resolved, seed: u64) -> Result<(), St
 
 fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> Result<(), String> {
     let n = rules.n;
-    let mut player: Player<B> = build(ai, seed)?;
+    let mut player: Player<B> = build(ai, seed, rules)?;
     let hint_spec = match &ai.spec {
         PlayerSpec::Mcts {
             evaluator,
@@ -74,7 +74,7 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
             }
             "new" => {
                 game = Game::new(rules);
-                player = build(ai, seed.wrapping_add(1))?;
+                player = build(ai, seed.wrapping_add(1), rules)?;
             }
             "undo" => {
                 // Back to the human's last turn: the AI's reply and the human's move.
@@ -96,12 +96,13 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
                     println!("no hint: it is not your turn");
                     continue;
                 }
-                let mut helper = Player::new(
-                    &hint_spec,
-                    seed ^ 0x4117,
-                    &SearchConfig::default(),
-                    &classic_evaluator,
-                )?;
+                // Hints search with the level's own evaluator (its network, for model levels).
+                let hinter = Resolved {
+                    spec: hint_spec.clone(),
+                    temperature: 0.0,
+                    label: "hint".into(),
+                };
+                let mut helper: Player<B> = build(&hinter, seed ^ 0x4117, rules)?;
                 if let Some((mv, res)) = helper.choose(rules, &game) {
                     let detail = res
                         .map(|r| format!(" (value {:+.2} for you, {} simulations)", r.value, r.simulations))

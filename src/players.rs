@@ -1,6 +1,11 @@
 //! Player specs on the command line: engine specs plus `level:N` from `configs/levels.toml`.
 
-use tafl_engine::{classic_evaluator, BitSet, Levels, Player, PlayerSpec, SearchConfig};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use tafl_engine::{
+    classic_evaluator, BitSet, Evaluator, EvaluatorSpec, Levels, Player, PlayerSpec, Rules, SearchConfig,
+};
+use tafl_nn::NetEvaluator;
 
 /// A resolved player spec with the temperature its level asks for.
 #[derive(Clone, Debug)]
@@ -41,9 +46,36 @@ pub fn level(n: u32) -> Result<Resolved, String> {
     })
 }
 
-/// Builds the player.
-pub fn build<B: BitSet>(r: &Resolved, seed: u64) -> Result<Player<B>, String> {
-    let mut p = Player::new(&r.spec, seed, &SearchConfig::default(), &classic_evaluator)?;
+/// Networks loaded so far, by (path, ruleset id): every game of a match shares one batched
+/// evaluator per network, so parallel games fill its batches and the weights load once.
+fn net(path: &str, rules_id: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc<NetEvaluator>, String> {
+    static NETS: OnceLock<Mutex<HashMap<(String, String), Arc<NetEvaluator>>>> = OnceLock::new();
+    let mut nets = NETS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let key = (path.to_string(), rules_id.to_string());
+    if let Some(n) = nets.get(&key) {
+        return Ok(n.clone());
+    }
+    let callers = rayon::current_num_threads();
+    let (n, _) = tafl_trainer::models::load_evaluator(std::path::Path::new(path), ruleset, callers)
+        .map_err(|e| format!("model `{path}`: {e}"))?;
+    nets.insert(key, n.clone());
+    Ok(n)
+}
+
+/// Builds the player for the rules in use (a model is checked against them).
+pub fn build<B: BitSet>(r: &Resolved, seed: u64, rules: &Rules<B>) -> Result<Player<B>, String> {
+    let factory = |e: &EvaluatorSpec| -> Result<Arc<dyn Evaluator<B>>, String> {
+        match e {
+            EvaluatorSpec::Model(path) => {
+                Ok(net(path, rules.ruleset.id(), &rules.ruleset)? as Arc<dyn Evaluator<B>>)
+            }
+            other => classic_evaluator(other),
+        }
+    };
+    let mut p = Player::new(&r.spec, seed, &SearchConfig::default(), &factory)?;
     p.temperature = r.temperature;
     Ok(p)
 }

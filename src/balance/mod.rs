@@ -202,7 +202,7 @@ impl Plan {
             };
             if req.skilled_games > 0 {
                 // A spec the board cannot build (a model without network support) fails here.
-                with_board!(&baseline, B, _rules => crate::players::build::<B>(&skilled, 0).map(|_| ()))
+                with_board!(&baseline, B, rules => crate::players::build::<B>(&skilled, 0, &rules).map(|_| ()))
                     .map_err(|e| format!("--skilled: {e}"))?;
             }
             variants.push(Variant {
@@ -329,10 +329,10 @@ impl Plan {
 /// after each, and prints the table.
 pub fn run(req: &Request) -> Result<(), String> {
     let plan = Plan::new(req)?;
+    let pool = crate::cli::pool(req.threads)?;
     std::fs::create_dir_all(&req.out)
         .map_err(|e| format!("--out `{}`: cannot create the folder: {e}", req.out.display()))?;
     let stop = run::stop_flag();
-    let pool = crate::cli::pool(req.threads)?;
     let mut done: Vec<Option<RandomStats>> = vec![None; plan.rows.len()];
     let order: Vec<usize> = (0..plan.rows.len())
         .filter(|&i| plan.rows[i].play == Play::Random)

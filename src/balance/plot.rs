@@ -82,7 +82,16 @@ fn draw(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), Box<dyn std::error
         (Play::Skilled, true, "skilled play, changed rules"),
     ];
     let mut legend_x = 80;
+    let skilled_note = format!(
+        ": {}, exploration {}",
+        plan.settings.skilled_player, plan.settings.exploration
+    );
     for (play, changed, name) in kinds {
+        let name = if play == Play::Skilled {
+            format!("{name}{skilled_note}")
+        } else {
+            name.to_string()
+        };
         let mine: Vec<(usize, RowShares)> = rows
             .iter()
             .enumerate()
@@ -99,10 +108,11 @@ fn draw(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), Box<dyn std::error
             .pos(Pos::new(HPos::Left, VPos::Center));
         legend.draw(&Circle::new((legend_x, 20), 5, c.filled()))?;
         legend.draw(&Text::new(
-            name,
+            name.clone(),
             (legend_x + 12, 20),
             ("sans-serif", 15)
                 .into_font()
+                .color(&BLACK)
                 .pos(Pos::new(HPos::Left, VPos::Center)),
         ))?;
         legend_x += 40 + 9 * name.len() as i32;

@@ -123,8 +123,8 @@ pub fn skilled_row<B: BitSet>(
                 return Ok(None);
             }
             let s = game_seed(seed, i);
-            let mut attackers = build::<B>(player, game_seed(s, 1))?;
-            let mut defenders = build::<B>(player, game_seed(s, 2))?;
+            let mut attackers = build::<B>(player, game_seed(s, 1), rules)?;
+            let mut defenders = build::<B>(player, game_seed(s, 2), rules)?;
             attackers.exploration = exploration;
             defenders.exploration = exploration;
             let game = play_game(rules, &mut attackers, &mut defenders, ply_limit);

@@ -74,6 +74,9 @@ pub struct SelfPlaySection {
     pub resign_threshold: f32,
     /// Share of games that never resign, to measure how often resigning would be wrong.
     pub resign_disabled_share: f32,
+    /// First iteration in which games may resign: an untrained network's confident values
+    /// would otherwise end games before anything is learned from them.
+    pub resign_from_iteration: u32,
 }
 
 impl Default for SelfPlaySection {
@@ -94,6 +97,7 @@ impl Default for SelfPlaySection {
             dirichlet_epsilon: 0.25,
             resign_threshold: -0.95,
             resign_disabled_share: 0.2,
+            resign_from_iteration: 5,
         }
     }
 }
@@ -382,6 +386,19 @@ mod tests {
     fn the_default_config_parses() {
         let c = TrainConfig::parse(DEFAULT_CONFIG, "default").unwrap();
         assert_eq!(c.rules, "brandubh");
+    }
+
+    #[test]
+    fn every_shipped_config_parses() {
+        for (name, text) in [
+            ("brandubh", include_str!("../../configs/train/brandubh.toml")),
+            ("tablut", include_str!("../../configs/train/tablut.toml")),
+            ("hnefatafl", include_str!("../../configs/train/hnefatafl.toml")),
+            ("tiny", include_str!("../../configs/train/tiny.toml")),
+        ] {
+            let c = TrainConfig::parse(text, name).unwrap();
+            assert!(c.rules == name || name == "tiny");
+        }
     }
 
     #[test]

@@ -325,6 +325,7 @@ impl<B: BitSet> Trainer<'_, B> {
                         encoder,
                         sp,
                         game_seed(seed, g),
+                        it >= sp.resign_from_iteration,
                     );
                     if tx.send(game).is_err() {
                         break;

@@ -78,16 +78,19 @@ pub struct SelfPlayGame {
     pub stats: SelfPlayStats,
 }
 
-/// Plays one self-play game with `evaluator`; `seed` fixes every choice in it.
+/// Plays one self-play game with `evaluator`; `seed` fixes every choice in it. Games may
+/// resign only when `may_resign` (and then not the share that checks resignation).
 pub fn play_game<B: BitSet>(
     rules: &Rules<B>,
     evaluator: &dyn Evaluator<B>,
     encoder: &Encoder,
     cfg: &SelfPlaySection,
     seed: u64,
+    may_resign: bool,
 ) -> SelfPlayGame {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let never_resign = cfg.resign_threshold <= -1.0 || rng.random::<f32>() < cfg.resign_disabled_share;
+    let never_resign =
+        !may_resign || cfg.resign_threshold <= -1.0 || rng.random::<f32>() < cfg.resign_disabled_share;
     let mut game = Game::new(rules).with_ply_limit(Some(cfg.ply_limit));
     let full = SearchConfig {
         simulations: cfg.simulations,

@@ -1,0 +1,160 @@
+//! End-to-end tests of `tafl train`: a small run killed with SIGKILL in the middle of an
+//! iteration resumes and finishes; damaged replay shards are skipped with a warning; bad
+//! configs are refused naming the key.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn tafl() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tafl"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tafl-train-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The tiny config with more games, so that self-play lasts long enough to be interrupted.
+fn config(dir: &Path) -> PathBuf {
+    let text = include_str!("../configs/train/tiny.toml")
+        .replace("games_per_iteration = 8", "games_per_iteration = 120")
+        .replace("games_per_shard = 2", "games_per_shard = 4");
+    let p = dir.join("small.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn state(run: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_run_killed_mid_iteration_resumes_and_finishes() {
+    let dir = temp_dir("resume");
+    let run = dir.join("run");
+    let cfg = config(&dir);
+    let mut child = tafl()
+        .args([
+            "train",
+            cfg.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--quiet",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for some self-play shards of the first iteration, then kill -9.
+    let marker = run.join("shards/iter-0001/shard-0002.bin");
+    let t0 = Instant::now();
+    while !marker.exists() && t0.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(marker.exists(), "no shard appeared");
+    let before = state(&run);
+    assert_eq!(before["iteration"], 1, "killed in the first iteration: {before}");
+    assert_eq!(before["phase"], "self_play", "{before}");
+
+    // Damage one shard: the learner must skip it with a warning, not crash.
+    let first = run.join("shards/iter-0001/shard-0000.bin");
+    let bytes = std::fs::read(&first).unwrap();
+    std::fs::write(&first, &bytes[..bytes.len() / 2]).unwrap();
+
+    let out = tafl()
+        .args(["train", "--resume", run.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let after = state(&run);
+    assert_eq!(after["iteration"], 3, "both iterations done: {after}");
+    assert_eq!(after["history"].as_array().unwrap().len(), 2);
+    let games = after["history"][0]["selfplay"]["games"].as_u64().unwrap();
+    assert_eq!(
+        games, 120,
+        "the resumed iteration counts the games of the shards written before the kill"
+    );
+    let log = std::fs::read_to_string(run.join("train.log")).unwrap();
+    assert!(log.contains("resuming self-play at game"), "{log}");
+    assert!(
+        log.contains("skipping replay shard") && log.contains("checksum"),
+        "{log}"
+    );
+    assert!(log.contains("iter 2 |"), "{log}");
+    for it in 0..=2 {
+        assert!(run
+            .join(format!("checkpoints/iter-{it:04}/manifest.json"))
+            .exists());
+    }
+    assert!(run.join("checkpoints/iter-0002/optimizer.bin").exists());
+    // TensorBoard files are complete records: length, its CRC, data, data CRC.
+    let events: Vec<_> = std::fs::read_dir(run.join("events")).unwrap().flatten().collect();
+    assert_eq!(events.len(), 2, "one event file per iteration");
+    for e in events {
+        let b = std::fs::read(e.path()).unwrap();
+        assert!(e.file_name().to_string_lossy().contains("tfevents"));
+        let mut at = 0;
+        let mut records = 0;
+        while at < b.len() {
+            let len = u64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as usize;
+            at += 8 + 4 + len + 4;
+            records += 1;
+        }
+        assert_eq!(at, b.len(), "event file ends on a record boundary");
+        assert!(records > 10, "{records} records");
+    }
+    // A run folder is not started twice.
+    let again = tafl()
+        .args([
+            "train",
+            cfg.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_configs_are_refused_naming_the_key() {
+    let dir = temp_dir("bad");
+    let cases = [
+        ("[selfplay]\nsimulations = 0\n", "selfplay.simulations"),
+        ("[selfplay]\nsimulatons = 8\n", "simulatons"),
+        (
+            "[training]\nlearning_rate = [[1, 0.1]]\n",
+            "training.learning_rate",
+        ),
+        (
+            "[arena]\nladder_anchors = [\"mcts:nope\"]\n",
+            "arena.ladder_anchors",
+        ),
+    ];
+    for (i, (extra, key)) in cases.iter().enumerate() {
+        let p = dir.join(format!("bad{i}.toml"));
+        std::fs::write(&p, format!("rules = \"brandubh\"\n{extra}")).unwrap();
+        let out = tafl()
+            .args([
+                "train",
+                p.to_str().unwrap(),
+                "--out",
+                dir.join(format!("r{i}")).to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(key), "{key}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
