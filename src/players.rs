@@ -49,7 +49,8 @@ pub fn level(n: u32) -> Result<Resolved, String> {
 /// Networks loaded so far, by (path, ruleset id): every game of a match shares one batched
 /// evaluator per network, so parallel games fill its batches and the weights load once.
 fn net(path: &str, rules_id: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc<NetEvaluator>, String> {
-    static NETS: OnceLock<Mutex<HashMap<(String, String), Arc<NetEvaluator>>>> = OnceLock::new();
+    type Cache = Mutex<HashMap<(String, String), Arc<NetEvaluator>>>;
+    static NETS: OnceLock<Cache> = OnceLock::new();
     let mut nets = NETS
         .get_or_init(Default::default)
         .lock()

@@ -73,6 +73,7 @@ impl MatchResult {
 }
 
 /// Plays `games` games (rounded up to pairs, A attacks in even games) on `threads` threads.
+#[allow(clippy::too_many_arguments)]
 pub fn play_match<B: BitSet>(
     rules: &Rules<B>,
     a: &Contender<B>,
@@ -105,7 +106,7 @@ pub fn play_match<B: BitSet>(
                         break;
                     }
                 };
-                let a_side = if g % 2 == 0 {
+                let a_side = if g.is_multiple_of(2) {
                     Side::Attackers
                 } else {
                     Side::Defenders
@@ -136,8 +137,8 @@ pub fn play_match<B: BitSet>(
             Side::Defenders => &mut out.as_defenders,
         };
         match score {
-            s if s == 1.0 => t.0 += 1,
-            s if s == 0.0 => t.2 += 1,
+            1.0 => t.0 += 1,
+            0.0 => t.2 += 1,
             _ => t.1 += 1,
         }
     }

@@ -561,7 +561,7 @@ impl<B: BitSet> Trainer<'_, B> {
         if state.current.promoted {
             state.best = it;
         }
-        if a.ladder_every > 0 && it % a.ladder_every == 0 && a.ladder_games > 0 {
+        if a.ladder_every > 0 && it.is_multiple_of(a.ladder_every) && a.ladder_games > 0 {
             let best_now = if state.best == it { candidate } else { best };
             let me = Contender::net(
                 &format!("iter-{}", state.best),
