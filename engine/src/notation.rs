@@ -117,12 +117,22 @@ pub fn parse_position_record(n: usize, text: &str) -> Result<Vec<(Sq, Piece)>, P
 
 /// Writes an OpenTafl position record (first row = rank 1).
 pub fn position_record<B: BitSet>(rules: &Rules<B>, pos: &Position<B>) -> String {
-    let n = rules.n;
+    pieces_record(rules.n, &pos.pieces())
+}
+
+/// An OpenTafl position record (first row = rank 1) of a list of pieces on an `n x n` board.
+pub fn pieces_record(n: usize, pieces: &[(Sq, Piece)]) -> String {
+    let mut grid = vec![None; n * n];
+    for &(sq, p) in pieces {
+        if let Some(cell) = grid.get_mut(sq as usize) {
+            *cell = Some(p);
+        }
+    }
     let mut out = String::from("/");
     for rank in 0..n {
         let mut empty = 0;
         for file in 0..n {
-            match pos.piece_at(square(n, file, rank)) {
+            match grid[square(n, file, rank) as usize] {
                 None => empty += 1,
                 Some(p) => {
                     if empty > 0 {

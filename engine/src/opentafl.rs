@@ -154,36 +154,6 @@ fn square_list(n: usize, key: &str, value: &str) -> Result<Vec<Sq>, ParseError> 
     Ok(v)
 }
 
-/// A position record (rank 1 first) of a list of pieces.
-fn record_of(n: usize, pieces: &[(Sq, Piece)]) -> String {
-    let mut out = String::from("/");
-    for rank in 0..n {
-        let mut empty = 0;
-        for file in 0..n {
-            let sq = square(n, file, rank);
-            match pieces.iter().find(|(s, _)| *s == sq) {
-                None => empty += 1,
-                Some((_, p)) => {
-                    if empty > 0 {
-                        out.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    out.push(match p {
-                        Piece::Attacker => 't',
-                        Piece::Defender => 'T',
-                        Piece::King => 'K',
-                    });
-                }
-            }
-        }
-        if empty > 0 {
-            out.push_str(&empty.to_string());
-        }
-        out.push('/');
-    }
-    out
-}
-
 /// An id from a display name: `Brandubh (traditional)` gives `brandubh-traditional`.
 fn slug(name: &str) -> String {
     let mut out = String::new();
@@ -283,7 +253,7 @@ pub fn ruleset_to_opentafl(rs: &Ruleset) -> String {
     if f.no_moves == NoMoves::Draw {
         e.push("tafl-no_moves:draw".into());
     }
-    e.push(format!("start:{}", record_of(n, &rs.start)));
+    e.push(format!("start:{}", crate::notation::pieces_record(n, &rs.start)));
     e.join(" ")
 }
 
