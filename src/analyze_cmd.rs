@@ -1,8 +1,8 @@
 //! `tafl analyze`: the top moves of a position with visit share, value and principal variation.
 
 use tafl_engine::{
-    classic_evaluator, parse_move, position_from_record, square_name, with_board, BitSet, EvaluatorSpec,
-    Game, PlayerSpec, Rules, Ruleset, Search, SearchConfig, Side,
+    parse_move, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, PlayerSpec,
+    Rules, Ruleset, Search, SearchConfig, Side,
 };
 
 /// What to analyse.
@@ -59,7 +59,7 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
             ))
         }
     };
-    let evaluator = classic_evaluator::<B>(&eval_spec)?;
+    let evaluator = crate::players::evaluator::<B>(&eval_spec, rules)?;
     let config = SearchConfig {
         simulations: sims,
         ..SearchConfig::default()

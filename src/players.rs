@@ -66,16 +66,19 @@ fn net(path: &str, rules_id: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc
     Ok(n)
 }
 
+/// The evaluator of a spec for the rules in use: classic ones, or a model checked against the rules.
+pub fn evaluator<B: BitSet>(e: &EvaluatorSpec, rules: &Rules<B>) -> Result<Arc<dyn Evaluator<B>>, String> {
+    match e {
+        EvaluatorSpec::Model(path) => {
+            Ok(net(path, rules.ruleset.id(), &rules.ruleset)? as Arc<dyn Evaluator<B>>)
+        }
+        other => classic_evaluator(other),
+    }
+}
+
 /// Builds the player for the rules in use (a model is checked against them).
 pub fn build<B: BitSet>(r: &Resolved, seed: u64, rules: &Rules<B>) -> Result<Player<B>, String> {
-    let factory = |e: &EvaluatorSpec| -> Result<Arc<dyn Evaluator<B>>, String> {
-        match e {
-            EvaluatorSpec::Model(path) => {
-                Ok(net(path, rules.ruleset.id(), &rules.ruleset)? as Arc<dyn Evaluator<B>>)
-            }
-            other => classic_evaluator(other),
-        }
-    };
+    let factory = |e: &EvaluatorSpec| evaluator(e, rules);
     let mut p = Player::new(&r.spec, seed, &SearchConfig::default(), &factory)?;
     p.temperature = r.temperature;
     Ok(p)

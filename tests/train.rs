@@ -109,6 +109,20 @@ fn a_run_killed_mid_iteration_resumes_and_finishes() {
         assert_eq!(at, b.len(), "event file ends on a record boundary");
         assert!(records > 10, "{records} records");
     }
+    // The trained network plays: as a model player in an arena, refused under other rules.
+    let spec = format!("mcts:model={}:4", run.display());
+    let out = tafl()
+        .args(["arena", &spec, "random", "--rules", "brandubh", "--games", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("2 games in colour-swapped pairs"));
+    let out = tafl()
+        .args(["arena", &spec, "random", "--rules", "tablut", "--games", "2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("trained for ruleset `brandubh`"));
     // A run folder is not started twice.
     let again = tafl()
         .args([
