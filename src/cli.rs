@@ -145,9 +145,9 @@ enum Command {
     /// rule changes. Prints the table and writes balance.md, .csv, .json and .png to --out.
     ///
     /// The default study (33,000 random and 500 skilled games for each of brandubh, tablut and
-    /// hnefatafl) takes about 7 seconds for the random rows and about 5 minutes for the skilled
-    /// rows on 2 cores. The same seed gives byte-identical outputs whatever --threads is.
-    /// Ctrl-C stops and keeps the outputs of the finished rows.
+    /// hnefatafl) takes about 2 seconds for the random rows and about 4 minutes for the skilled
+    /// rows (level 4) on 2 cores. The same seed gives byte-identical outputs whatever --threads
+    /// is. Ctrl-C stops and keeps the outputs of the finished rows.
     Balance {
         /// Rulesets (comma separated ids or rules files).
         #[arg(long, default_value = "brandubh,tablut,hnefatafl")]
@@ -170,9 +170,9 @@ enum Command {
         /// Folder for balance.md, balance.csv, balance.json and balance.png.
         #[arg(long, default_value = "balance")]
         out: std::path::PathBuf,
-        /// The player of both sides in skilled rows: `level:N` or a spec (`mcts:heuristic:200`).
-        /// Default level 3 (mcts:heuristic:200): level 4 (1600 simulations) would take about an
-        /// hour for the 500 hnefatafl games on 2 cores.
+        /// The player of both sides in skilled rows: `level:N` or a spec (`mcts:heuristic:200`,
+        /// `mcts:model=RUN:SIMS`). Default: level 4 (mcts:heuristic:1600), the strongest
+        /// built-in level; `level:3` is about 4 times faster.
         #[arg(long, default_value = crate::balance::DEFAULT_SKILLED)]
         skilled: String,
         /// Exploration rule of skilled rows: each ply, the side to move plays a uniformly random
