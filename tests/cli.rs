@@ -210,16 +210,11 @@ fn play_against_the_ai_from_piped_input() {
 
 #[test]
 fn a_played_game_ends_with_its_outcome_and_reason() {
-    // Defenders against the random level: the king walks to a corner when it can.
-    let mut input = String::new();
-    for _ in 0..200 {
-        input.push_str("hint\n");
-    }
-    // Feed moves from hints is not possible through a pipe, so play a fixed escape instead:
-    // on an open line the king runs d4 is blocked at the start; use new/quit to check the loop.
-    input.push_str("new\nquit\n");
-    let (ok, out, _) = tafl_stdin(
-        &[
+    // Play the defenders through the pipe by asking for a hint each turn and playing it,
+    // against the random level, until the game reports its end.
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tafl"))
+        .args([
             "play",
             "--rules",
             "brandubh",
@@ -227,11 +222,34 @@ fn a_played_game_ends_with_its_outcome_and_reason() {
             "defenders",
             "--level",
             "1",
-        ],
-        &input,
-    );
-    assert!(ok);
-    assert!(out.contains("AI plays"), "{out}");
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tafl");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    writeln!(stdin, "hint").unwrap();
+    let mut ending = None;
+    let mut moves = 0;
+    while let Some(Ok(line)) = lines.next() {
+        if let Some(rest) = line.split("hint: ").nth(1) {
+            let mv = rest.split_whitespace().next().unwrap().to_string();
+            writeln!(stdin, "{mv}").unwrap();
+            writeln!(stdin, "hint").unwrap();
+            moves += 1;
+            assert!(moves < 200, "the game should end");
+        }
+        if let Some(rest) = line.split("game over: ").nth(1) {
+            ending = Some(rest.to_string());
+            writeln!(stdin, "quit").unwrap();
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    let ending = ending.expect("the game ended");
+    eprintln!("after {moves} moves of ours: {ending}");
+    assert!(moves >= 1);
+    assert!(ending.contains('('), "the outcome names its reason: {ending}");
 }
 
 #[test]
