@@ -339,6 +339,38 @@ pub fn load_checkpoint(
         path: path.clone(),
         source,
     })?;
+    load_weights(manifest, bytes, device, &path)
+}
+
+/// Loads a checkpoint held in memory (a model built into the program): `origin` names it in
+/// errors, as a folder would. The same checks as [`load_checkpoint`] apply.
+pub fn load_checkpoint_bytes(
+    manifest_json: &str,
+    weights: Vec<u8>,
+    ruleset: &Ruleset,
+    device: &Device,
+    origin: &Path,
+) -> Result<(TaflNet, Manifest), NnError> {
+    let manifest: Manifest = serde_json::from_str(manifest_json).map_err(|e| NnError::Manifest {
+        path: origin.join(MANIFEST_FILE),
+        message: e.to_string(),
+    })?;
+    manifest.check(ruleset).map_err(|message| NnError::Mismatch {
+        path: origin.join(MANIFEST_FILE),
+        message,
+    })?;
+    let path = origin.join(&manifest.weights.file);
+    load_weights(manifest, weights, device, &path)
+}
+
+/// Checks weights against their manifest (size and checksum) and builds the model.
+fn load_weights(
+    manifest: Manifest,
+    bytes: Vec<u8>,
+    device: &Device,
+    path: &Path,
+) -> Result<(TaflNet, Manifest), NnError> {
+    let path = path.to_path_buf();
     if bytes.len() as u64 != manifest.weights.bytes {
         return Err(NnError::Weights {
             path,

@@ -39,8 +39,8 @@ mod train;
 
 pub use backend::{default_device, Backend};
 pub use checkpoint::{
-    fnv1a64, load_checkpoint, read_manifest, save_checkpoint, weights_from_bytes, weights_to_bytes,
-    write_atomic, Manifest, WeightsInfo, FORMAT, MANIFEST_FILE, WEIGHTS_FILE,
+    fnv1a64, load_checkpoint, load_checkpoint_bytes, read_manifest, save_checkpoint, weights_from_bytes,
+    weights_to_bytes, write_atomic, Manifest, WeightsInfo, FORMAT, MANIFEST_FILE, WEIGHTS_FILE,
 };
 pub use encoding::{Encoder, ENCODING_VERSION, PLANES};
 pub use error::NnError;

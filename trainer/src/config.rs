@@ -77,6 +77,17 @@ pub struct SelfPlaySection {
     /// First iteration in which games may resign: an untrained network's confident values
     /// would otherwise end games before anything is learned from them.
     pub resign_from_iteration: u32,
+    /// Share of games in which the side that dominated the previous iteration's even games
+    /// is handicapped (0: never). Where one side wins nearly every game between equals (as
+    /// the defenders do in Brandubh), the other side's value targets never show a win and it
+    /// cannot learn what winning looks like; handicapped games show it.
+    pub handicap_share: f32,
+    /// A side counts as dominant when it won more than this share of the previous
+    /// iteration's even (unhandicapped) games.
+    pub handicap_above: f32,
+    /// Probability that the handicapped side plays a uniformly random legal move instead of
+    /// its search's choice (a proven win is always taken).
+    pub handicap_blunder: f32,
 }
 
 impl Default for SelfPlaySection {
@@ -98,6 +109,9 @@ impl Default for SelfPlaySection {
             resign_threshold: -0.95,
             resign_disabled_share: 0.2,
             resign_from_iteration: 5,
+            handicap_share: 0.0,
+            handicap_above: 0.8,
+            handicap_blunder: 0.5,
         }
     }
 }
@@ -324,6 +338,21 @@ impl TrainConfig {
             "must be within 0..=1",
         )?;
         check(
+            (0.0..=1.0).contains(&s.handicap_share),
+            "selfplay.handicap_share",
+            "must be within 0..=1",
+        )?;
+        check(
+            (0.5..=1.0).contains(&s.handicap_above),
+            "selfplay.handicap_above",
+            "must be within 0.5..=1",
+        )?;
+        check(
+            (0.0..=1.0).contains(&s.handicap_blunder),
+            "selfplay.handicap_blunder",
+            "must be within 0..=1",
+        )?;
+        check(
             self.replay.window_iterations >= 1,
             "replay.window_iterations",
             "must be at least 1",
@@ -418,6 +447,9 @@ mod tests {
         let e =
             TrainConfig::parse("rules = \"brandubh\"\n[selfplay]\nroot = \"alphabeta\"\n", "x").unwrap_err();
         assert!(e.contains("root") && e.contains("gumbel"), "{e}");
+        let e =
+            TrainConfig::parse("rules = \"brandubh\"\n[selfplay]\nhandicap_above = 0.3\n", "x").unwrap_err();
+        assert!(e.contains("selfplay.handicap_above"), "{e}");
     }
 
     #[test]

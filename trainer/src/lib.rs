@@ -11,6 +11,7 @@ pub mod models;
 pub mod run;
 pub mod selfplay;
 pub mod shard;
+pub mod shipped;
 
 pub use config::{TrainConfig, DEFAULT_CONFIG};
 pub use run::{resume, start, RunState, TrainOptions};

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tafl_engine::{classic_evaluator, BitSet, Evaluator, EvaluatorSpec, Ruleset};
-use tafl_nn::{default_device, load_checkpoint, BatchConfig, Manifest, NetEvaluator, MANIFEST_FILE};
+use tafl_nn::{
+    burn::prelude::Device, default_device, load_checkpoint, BatchConfig, Manifest, NetEvaluator, TaflNet,
+    MANIFEST_FILE,
+};
 
 /// The checkpoint folder a path names: itself when it holds a manifest, else the best
 /// checkpoint of the run folder it is.
@@ -23,26 +26,41 @@ pub fn checkpoint_dir(path: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-/// Loads the model at `path` (checkpoint or run folder) for the rules in use, as an evaluator
+/// Loads the model at `path` (checkpoint or run folder, or `shipped`: the built-in model for
+/// the rules) for the rules in use, as an evaluator
 /// that batches the positions of up to `callers` concurrent searches.
 pub fn load_evaluator(
     path: &Path,
     ruleset: &Ruleset,
     callers: usize,
 ) -> Result<(Arc<NetEvaluator>, Manifest), String> {
+    if path == Path::new(crate::shipped::SHIPPED_PATH) {
+        return crate::shipped::load_evaluator(ruleset, callers);
+    }
     let dir = checkpoint_dir(path)?;
     let device = default_device();
     let (model, manifest) = load_checkpoint(&dir, ruleset, &device).map_err(|e| e.to_string())?;
+    Ok((
+        evaluator_from(model, &manifest, ruleset, device, callers),
+        manifest,
+    ))
+}
+
+/// Wraps a loaded model in a batched evaluator for up to `callers` concurrent searches.
+pub fn evaluator_from(
+    model: TaflNet,
+    manifest: &Manifest,
+    ruleset: &Ruleset,
+    device: Device,
+    callers: usize,
+) -> Arc<NetEvaluator> {
     let config = BatchConfig {
         callers,
         max_wait: Duration::from_millis(2),
         ..BatchConfig::default()
     };
     let name = format!("net:{}@{}", manifest.ruleset_id, manifest.training_step);
-    Ok((
-        Arc::new(NetEvaluator::new(model, ruleset, device, config, name)),
-        manifest,
-    ))
+    Arc::new(NetEvaluator::new(model, ruleset, device, config, name))
 }
 
 /// An evaluator factory for players: classic evaluators, and models loaded from their path.

@@ -300,6 +300,22 @@ impl<B: BitSet> Trainer<'_, B> {
                 !self.options.quiet,
             );
         }
+        // The side to handicap is judged on the even games of the previous iteration.
+        let dominant = state
+            .history
+            .last()
+            .and_then(|h| h.selfplay.dominant_side(sp.handicap_above as f64))
+            .filter(|_| sp.handicap_share > 0.0);
+        if let Some(side) = dominant {
+            self.log.line(
+                &format!(
+                    "iteration {it}: {side} won more than {:.0}% of last iteration's even games; they blunder in {:.0}% of games",
+                    sp.handicap_above * 100.0,
+                    sp.handicap_share * 100.0
+                ),
+                !self.options.quiet,
+            );
+        }
         let threads = (sp.parallel_games as usize).min((total - first) as usize).max(1);
         let net = self.load_net(state.best, threads)?;
         let encoder = Encoder::new(self.ruleset);
@@ -326,6 +342,7 @@ impl<B: BitSet> Trainer<'_, B> {
                         sp,
                         game_seed(seed, g),
                         it >= sp.resign_from_iteration,
+                        dominant,
                     );
                     if tx.send(game).is_err() {
                         break;
@@ -631,8 +648,16 @@ impl<B: BitSet> Trainer<'_, B> {
             .iter()
             .map(|(a, e, lo, hi)| format!("{a} {e:+.0} [{lo:+.0}, {hi:+.0}]"))
             .collect();
+        let handicap = if sp.handicapped > 0 {
+            format!(
+                " ({} handicapped, {} of them won by the handicapped side)",
+                sp.handicapped, sp.handicapped_won
+            )
+        } else {
+            String::new()
+        };
         let line = format!(
-            "iter {} | self-play {} games, defenders {:.0}%, attackers {:.0}%, no result {:.0}%, {:.0} plies, {} samples, {:.0} games/h | loss {:.3} (policy {:.3}, value {:.3}) value acc {:.2}, {:.0} samples/s | {arena}{}{} | {:.0}s",
+            "iter {} | self-play {} games{handicap}, defenders {:.0}%, attackers {:.0}%, no result {:.0}%, {:.0} plies, {} samples, {:.0} games/h | loss {:.3} (policy {:.3}, value {:.3}) value acc {:.2}, {:.0} samples/s | {arena}{}{} | {:.0}s",
             s.iteration,
             sp.games,
             100.0 * sp.defender_share(),
@@ -667,6 +692,10 @@ impl<B: BitSet> Trainer<'_, B> {
                 sp.no_result as f64 / sp.games.max(1) as f64,
             ),
             ("selfplay/games_per_hour".into(), s.games_per_hour),
+            (
+                "selfplay/handicapped_share".into(),
+                sp.handicapped as f64 / sp.games.max(1) as f64,
+            ),
             (
                 "selfplay/false_resign_share".into(),
                 sp.false_resigns as f64 / sp.resign_checks.max(1) as f64,

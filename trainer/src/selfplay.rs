@@ -39,6 +39,18 @@ pub struct SelfPlayStats {
     pub false_resigns: u64,
     /// Sum over samples of the search policy's entropy (nats).
     pub policy_entropy_sum: f64,
+    /// Games in which one side was handicapped.
+    #[serde(default)]
+    pub handicapped: u64,
+    /// Of those, games the handicapped side still won.
+    #[serde(default)]
+    pub handicapped_won: u64,
+    /// Defender wins in even (unhandicapped) games.
+    #[serde(default)]
+    pub even_defender_wins: u64,
+    /// Attacker wins in even (unhandicapped) games.
+    #[serde(default)]
+    pub even_attacker_wins: u64,
 }
 
 impl SelfPlayStats {
@@ -55,6 +67,21 @@ impl SelfPlayStats {
         self.resign_checks += o.resign_checks;
         self.false_resigns += o.false_resigns;
         self.policy_entropy_sum += o.policy_entropy_sum;
+        self.handicapped += o.handicapped;
+        self.handicapped_won += o.handicapped_won;
+        self.even_defender_wins += o.even_defender_wins;
+        self.even_attacker_wins += o.even_attacker_wins;
+    }
+    /// The side that won more than `above` of the even games, if one did.
+    pub fn dominant_side(&self, above: f64) -> Option<Side> {
+        let even = self.games.saturating_sub(self.handicapped).max(1) as f64;
+        if self.even_defender_wins as f64 / even > above {
+            Some(Side::Defenders)
+        } else if self.even_attacker_wins as f64 / even > above {
+            Some(Side::Attackers)
+        } else {
+            None
+        }
     }
     /// Share of games won by the defenders.
     pub fn defender_share(&self) -> f64 {
@@ -80,6 +107,10 @@ pub struct SelfPlayGame {
 
 /// Plays one self-play game with `evaluator`; `seed` fixes every choice in it. Games may
 /// resign only when `may_resign` (and then not the share that checks resignation).
+/// `dominant` is the side that won most even games of the previous iteration: in a share
+/// `cfg.handicap_share` of games it blunders (plays a random legal move) with probability
+/// `cfg.handicap_blunder` per move. Every position still records its search's policy, so
+/// the targets stay the search's; only the trajectory and the outcome change.
 pub fn play_game<B: BitSet>(
     rules: &Rules<B>,
     evaluator: &dyn Evaluator<B>,
@@ -87,10 +118,12 @@ pub fn play_game<B: BitSet>(
     cfg: &SelfPlaySection,
     seed: u64,
     may_resign: bool,
+    dominant: Option<Side>,
 ) -> SelfPlayGame {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let never_resign =
         !may_resign || cfg.resign_threshold <= -1.0 || rng.random::<f32>() < cfg.resign_disabled_share;
+    let handicapped = dominant.filter(|_| rng.random::<f32>() < cfg.handicap_share);
     let mut game = Game::new(rules).with_ply_limit(Some(cfg.ply_limit));
     let full = SearchConfig {
         simulations: cfg.simulations,
@@ -142,7 +175,9 @@ pub fn play_game<B: BitSet>(
             stats.policy_entropy_sum += entropy(&result.policy);
             pending.push((sample, me, game.ply()));
         }
-        if result.value < cfg.resign_threshold && result.proven != Some(1) {
+        // Handicapped games never resign and do not count in the resignation check: the
+        // values are for even play.
+        if handicapped.is_none() && result.value < cfg.resign_threshold && result.proven != Some(1) {
             if never_resign {
                 would_resign.get_or_insert(me);
             } else {
@@ -150,8 +185,16 @@ pub fn play_game<B: BitSet>(
                 break;
             }
         }
-        search.advance(rules, result.best);
-        game.play_unchecked(rules, result.best);
+        let mut mv = result.best;
+        if handicapped == Some(me)
+            && result.proven != Some(1)
+            && !result.moves.is_empty()
+            && rng.random::<f32>() < cfg.handicap_blunder
+        {
+            mv = result.moves[rng.random_range(0..result.moves.len())].mv;
+        }
+        search.advance(rules, mv);
+        game.play_unchecked(rules, mv);
     }
     let plies = game.ply();
     let winner = match (resigned_by, game.outcome()) {
@@ -168,6 +211,16 @@ pub fn play_game<B: BitSet>(
         None => stats.draws = 1,
     }
     stats.resigned = resigned_by.is_some() as u64;
+    match handicapped {
+        Some(side) => {
+            stats.handicapped = 1;
+            stats.handicapped_won = (winner == Some(side)) as u64;
+        }
+        None => {
+            stats.even_defender_wins = stats.defender_wins;
+            stats.even_attacker_wins = stats.attacker_wins;
+        }
+    }
     if let Some(side) = would_resign {
         stats.resign_checks = 1;
         stats.false_resigns = (winner != Some(side.opponent())) as u64;
