@@ -5,6 +5,8 @@ mod arena_cmd;
 mod balance;
 mod bench;
 mod cli;
+mod engine_cmd;
+mod otep;
 mod perft_cmd;
 mod play_cmd;
 mod players;
