@@ -190,11 +190,15 @@ enum Command {
     },
     /// Play as an external engine for another program over stdin and stdout: `--protocol otep`
     /// speaks the OpenTafl Engine Protocol (OpenTafl sends the rules, the engine answers
-    /// `play` with `move`, `analyze` with `analysis`).
+    /// `play` with `move`, `analyze` with `analysis`); `--protocol htp` (alias `gtp`) the
+    /// GTP-style Hnefatafl Text Protocol of hnefatafl.org (`generate_move`, `play`, ...).
     Engine {
         /// The protocol spoken on stdin and stdout.
         #[arg(long, value_enum, default_value_t = Protocol::Otep)]
         protocol: Protocol,
+        /// Ruleset id or rules file for `htp` (OpenTafl sends its own rules to `otep`).
+        #[arg(long, default_value = "copenhagen")]
+        rules: String,
         /// The player (`random`, `heuristic`, `mcts:rollout:800`, `mcts:model=RUN:200`,
         /// `level:N`); default: level 3.
         #[arg(long)]
@@ -226,6 +230,9 @@ enum Command {
 pub enum Protocol {
     /// The OpenTafl Engine Protocol (`opentafl-engine-protocol.txt`).
     Otep,
+    /// The Hnefatafl Text Protocol of hnefatafl.org, modelled on GTP.
+    #[value(alias = "gtp")]
+    Htp,
 }
 
 /// Builds a rayon pool of `threads` workers (all cores when `None`).
@@ -409,6 +416,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         }),
         Command::Engine {
             protocol,
+            rules,
             player,
             level,
             seed,
@@ -420,6 +428,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
             };
             match protocol {
                 Protocol::Otep => crate::engine_cmd::run(&player, seed),
+                Protocol::Htp => {
+                    let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+                    crate::htp_cmd::run(&rs, &player, seed)
+                }
             }
         }
         Command::Bench {

@@ -6,6 +6,8 @@ mod balance;
 mod bench;
 mod cli;
 mod engine_cmd;
+mod htp;
+mod htp_cmd;
 mod otep;
 mod perft_cmd;
 mod play_cmd;
