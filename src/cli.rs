@@ -1,6 +1,6 @@
 //! Command-line arguments and dispatch.
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use tafl_engine::{rules_panel, ruleset_to_opentafl, Ruleset};
 
 /// Train, play and measure AlphaZero-style players for the Tafl family of board games.
@@ -188,6 +188,28 @@ enum Command {
         #[arg(long)]
         compare: bool,
     },
+    /// Play as an external engine for another program over stdin and stdout: `--protocol otep`
+    /// speaks the OpenTafl Engine Protocol (OpenTafl sends the rules, the engine answers
+    /// `play` with `move`, `analyze` with `analysis`); `--protocol htp` (alias `gtp`) the
+    /// GTP-style Hnefatafl Text Protocol of hnefatafl.org (`generate_move`, `play`, ...).
+    Engine {
+        /// The protocol spoken on stdin and stdout.
+        #[arg(long, value_enum, default_value_t = Protocol::Otep)]
+        protocol: Protocol,
+        /// Ruleset id or rules file for `htp` (OpenTafl sends its own rules to `otep`).
+        #[arg(long, default_value = "copenhagen")]
+        rules: String,
+        /// The player (`random`, `heuristic`, `mcts:rollout:800`, `mcts:model=RUN:200`,
+        /// `level:N`); default: level 3.
+        #[arg(long)]
+        player: Option<String>,
+        /// AI level (see configs/levels.toml), instead of --player.
+        #[arg(long, conflicts_with = "player")]
+        level: Option<u32>,
+        /// Seed of the AI's choices.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
     /// Measure engine speed: move generation and random-game plies per second, one thread.
     Bench {
         /// Rulesets to measure (comma separated).
@@ -201,6 +223,16 @@ enum Command {
         #[arg(long)]
         search: Option<String>,
     },
+}
+
+/// Protocols of `tafl engine`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Protocol {
+    /// The OpenTafl Engine Protocol (`opentafl-engine-protocol.txt`).
+    Otep,
+    /// The Hnefatafl Text Protocol of hnefatafl.org, modelled on GTP.
+    #[value(alias = "gtp")]
+    Htp,
 }
 
 /// Builds a rayon pool of `threads` workers (all cores when `None`).
@@ -382,6 +414,26 @@ pub fn run(cli: Cli) -> Result<(), String> {
             sets,
             compare,
         }),
+        Command::Engine {
+            protocol,
+            rules,
+            player,
+            level,
+            seed,
+        } => {
+            let player = match (player, level) {
+                (Some(spec), _) => crate::players::resolve(&spec)?,
+                (None, Some(n)) => crate::players::level(n)?,
+                (None, None) => crate::players::level(3)?,
+            };
+            match protocol {
+                Protocol::Otep => crate::engine_cmd::run(&player, seed),
+                Protocol::Htp => {
+                    let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+                    crate::htp_cmd::run(&rs, &player, seed)
+                }
+            }
+        }
         Command::Bench {
             rules,
             seconds,
