@@ -148,10 +148,17 @@ enum Command {
     /// hnefatafl) takes about 2 seconds for the random rows and about 4 minutes for the skilled
     /// rows (level 4) on 2 cores. The same seed gives byte-identical outputs whatever --threads
     /// is. Ctrl-C stops and keeps the outputs of the finished rows.
+    ///
+    /// With --strength-sweep RUN_DIR (or `levels`), plays instead one fixed-size self-play
+    /// study per checkpoint of a training run (or per configured level) and writes
+    /// balance-vs-strength.md, .csv, .json and .png: does the ruleset stay balanced as the
+    /// players improve?
     Balance {
-        /// Rulesets (comma separated ids or rules files).
-        #[arg(long, default_value = "brandubh,tablut,hnefatafl")]
-        rules: String,
+        /// Rulesets (comma separated ids or rules files). Default: brandubh,tablut,hnefatafl;
+        /// with --strength-sweep RUN_DIR, the run's ruleset; with `--strength-sweep levels`,
+        /// exactly one ruleset is needed.
+        #[arg(long)]
+        rules: Option<String>,
         /// Uniformly random games per ruleset (0: no random rows).
         #[arg(long, default_value_t = 33000)]
         random_games: u64,
@@ -187,6 +194,30 @@ enum Command {
         /// share and whether its 95% interval excludes zero.
         #[arg(long)]
         compare: bool,
+        /// Balance against strength: a training run folder (each of its checkpoints plays both
+        /// sides, `mcts:model=CHECKPOINT:SIMS`) or `levels` (each level of configs/levels.toml).
+        /// Each point is --games games under the run's rules, with the exploration rule of
+        /// skilled rows. Writes balance-vs-strength.md, .csv, .json and .png to --out.
+        #[arg(
+            long,
+            value_name = "RUN_DIR|levels",
+            conflicts_with_all = ["random_games", "skilled_games", "skilled", "sets", "compare"]
+        )]
+        strength_sweep: Option<String>,
+        /// Games per point of --strength-sweep.
+        #[arg(long, default_value_t = crate::balance::sweep::DEFAULT_GAMES, requires = "strength_sweep")]
+        games: u64,
+        /// Simulations per move of the checkpoints in --strength-sweep (default: the run's
+        /// arena simulations, the strength its Elo was measured at).
+        #[arg(long, requires = "strength_sweep")]
+        simulations: Option<u32>,
+        /// Sweep every K-th checkpoint (or level): 0, K, 2K, ... and always the last.
+        #[arg(long, default_value_t = 1, requires = "strength_sweep")]
+        every: u32,
+        /// The x axis of balance-vs-strength.png: Elo when every point has one, else the
+        /// iteration (auto); or elo, iteration or step (training steps).
+        #[arg(long = "x", value_enum, default_value_t = crate::balance::sweep::XChoice::Auto, requires = "strength_sweep")]
+        x_axis: crate::balance::sweep::XChoice,
     },
     /// Play as an external engine for another program over stdin and stdout: `--protocol otep`
     /// speaks the OpenTafl Engine Protocol (OpenTafl sends the rules, the engine answers
@@ -391,6 +422,32 @@ pub fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Balance {
             rules,
+            ply_limit,
+            seed,
+            threads,
+            out,
+            exploration,
+            strength_sweep: Some(source),
+            games,
+            simulations,
+            every,
+            x_axis,
+            ..
+        } => crate::balance::sweep::run(&crate::balance::sweep::SweepRequest {
+            source,
+            rules,
+            games,
+            simulations,
+            every,
+            ply_limit,
+            seed,
+            threads,
+            out,
+            exploration,
+            x: x_axis,
+        }),
+        Command::Balance {
+            rules,
             random_games,
             skilled_games,
             ply_limit,
@@ -401,8 +458,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
             exploration,
             sets,
             compare,
+            strength_sweep: None,
+            ..
         } => crate::balance::run(&crate::balance::Request {
-            rules,
+            rules: rules.unwrap_or_else(|| crate::balance::DEFAULT_RULES.to_string()),
             random_games,
             skilled_games,
             ply_limit,

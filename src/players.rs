@@ -46,15 +46,27 @@ pub fn level(n: u32) -> Result<Resolved, String> {
     })
 }
 
-/// Networks loaded so far, by (path, ruleset id): every game of a match shares one batched
-/// evaluator per network, so parallel games fill its batches and the weights load once.
-fn net(path: &str, rules_id: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc<NetEvaluator>, String> {
-    type Cache = Mutex<HashMap<(String, String), Arc<NetEvaluator>>>;
-    static NETS: OnceLock<Cache> = OnceLock::new();
-    let mut nets = NETS
-        .get_or_init(Default::default)
+type NetCache = Mutex<HashMap<(String, String), Arc<NetEvaluator>>>;
+
+/// Networks loaded so far, by (path, ruleset id).
+fn nets() -> std::sync::MutexGuard<'static, HashMap<(String, String), Arc<NetEvaluator>>> {
+    static NETS: OnceLock<NetCache> = OnceLock::new();
+    NETS.get_or_init(Default::default)
         .lock()
-        .unwrap_or_else(|e| e.into_inner());
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// Forgets the network of `path` (for every ruleset): once its players are dropped, its
+/// weights and worker thread go. A sweep over many checkpoints calls it after each one, so
+/// that at most one checkpoint's network is held at a time.
+pub fn release_model(path: &str) {
+    nets().retain(|(p, _), _| p != path);
+}
+
+/// Every game of a match shares one batched evaluator per network (cached by path and
+/// ruleset id), so parallel games fill its batches and the weights load once.
+fn net(path: &str, rules_id: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc<NetEvaluator>, String> {
+    let mut nets = nets();
     let key = (path.to_string(), rules_id.to_string());
     if let Some(n) = nets.get(&key) {
         return Ok(n.clone());

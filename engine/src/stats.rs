@@ -16,7 +16,9 @@ pub fn wilson(k: u64, n: u64, z: f64) -> (f64, f64) {
     let denom = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denom;
     let half = z * ((p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt()) / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    // The interval always holds `p`; at 0 of n (or n of n) the two terms cancel only up to
+    // rounding, which would leave a bound a hair on the wrong side of the share.
+    ((centre - half).clamp(0.0, p), (centre + half).clamp(p, 1.0))
 }
 
 /// The Elo difference that makes `score` (in (0, 1)) the expected score.
@@ -106,6 +108,22 @@ mod tests {
             "{lo} {hi}"
         );
         assert_eq!(wilson(0, 0, Z95), (0.0, 1.0));
+    }
+
+    #[test]
+    fn wilson_holds_the_share_even_at_the_ends() {
+        for n in 1..200u64 {
+            for k in [0, 1, n / 2, n - 1, n] {
+                let (lo, hi) = wilson(k, n, Z95);
+                let p = k as f64 / n as f64;
+                assert!(
+                    0.0 <= lo && lo <= p && p <= hi && hi <= 1.0,
+                    "{k}/{n}: {lo} {p} {hi}"
+                );
+            }
+            assert_eq!(wilson(0, n, Z95).0, 0.0);
+            assert_eq!(wilson(n, n, Z95).1, 1.0);
+        }
     }
 
     #[test]

@@ -12,6 +12,9 @@ mod knobs;
 mod outputs;
 mod plot;
 mod run;
+pub mod sweep;
+mod sweep_outputs;
+mod sweep_plot;
 mod table;
 
 pub use intervals::Share;
@@ -21,6 +24,9 @@ use crate::players::Resolved;
 use serde::Serialize;
 use std::path::PathBuf;
 use tafl_engine::{with_board, RandomStats, Ruleset};
+
+/// The rulesets of the default study.
+pub const DEFAULT_RULES: &str = "brandubh,tablut,hnefatafl";
 
 /// The skilled player of the default study: level 4 (`mcts:heuristic:1600`), the strongest
 /// built-in level. Named explicitly rather than "the last level" because a level backed by a
@@ -330,8 +336,10 @@ impl Plan {
 /// Runs the study: plays the rows (random rows first, they are quick), rewrites the outputs
 /// after each, and prints the table.
 pub fn run(req: &Request) -> Result<(), String> {
-    let plan = Plan::new(req)?;
     let pool = crate::cli::pool(req.threads)?;
+    // Planned inside the pool: a model player's network, loaded while checking the plan, is
+    // sized for the pool's threads, so its batches fill instead of waiting out a timeout.
+    let plan = pool.install(|| Plan::new(req))?;
     std::fs::create_dir_all(&req.out)
         .map_err(|e| format!("--out `{}`: cannot create the folder: {e}", req.out.display()))?;
     let stop = run::stop_flag();

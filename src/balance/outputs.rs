@@ -9,7 +9,7 @@ use std::path::Path;
 use tafl_engine::Reason;
 
 /// Ending reasons in the order [`tafl_engine::RandomStats::by_reason`] counts them.
-const REASONS: [Reason; 7] = [
+pub(super) const REASONS: [Reason; 7] = [
     Reason::Escape,
     Reason::KingCaptured,
     Reason::ExitFort,
@@ -94,7 +94,7 @@ pub fn csv(plan: &Plan, rows: &[Row]) -> String {
 }
 
 /// A CSV field, quoted when it holds a comma or a quote.
-fn quote(s: &str) -> String {
+pub(super) fn quote(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -102,8 +102,9 @@ fn quote(s: &str) -> String {
     }
 }
 
+/// A share with its interval, as the JSON outputs write it.
 #[derive(Serialize)]
-struct JsonShare {
+pub(super) struct JsonShare {
     count: u64,
     share: f64,
     low: f64,

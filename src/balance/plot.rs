@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// Registers the embedded font as plotters' `sans-serif`, once.
-fn register_font() -> Result<(), String> {
+pub(super) fn register_font() -> Result<(), String> {
     static DONE: OnceLock<Result<(), String>> = OnceLock::new();
     DONE.get_or_init(|| {
         plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
