@@ -112,6 +112,13 @@ enum Command {
         /// The searching player.
         #[arg(long, default_value = "mcts:heuristic:2000")]
         player: String,
+        /// Search with a trained network instead of `--player`: a checkpoint folder, a run
+        /// folder (its best checkpoint), or `shipped` (the built-in model for the rules).
+        #[arg(long, conflicts_with = "player")]
+        model: Option<String>,
+        /// Simulations of the `--model` search.
+        #[arg(long, default_value_t = 800, requires = "model")]
+        simulations: u32,
         /// Moves to list.
         #[arg(long, default_value_t = 5)]
         top: usize,
@@ -380,11 +387,17 @@ pub fn run(cli: Cli) -> Result<(), String> {
             to_move,
             moves,
             player,
+            model,
+            simulations,
             top,
             seed,
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
             let to_move = to_move.map(|s| parse_side(&s, "--to-move")).transpose()?;
+            let player = match model {
+                Some(path) => format!("mcts:model={path}:{simulations}"),
+                None => player,
+            };
             let moves: Vec<String> = moves.split_whitespace().map(String::from).collect();
             let req = crate::analyze_cmd::Request {
                 position: position.as_deref(),

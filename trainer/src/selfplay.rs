@@ -247,3 +247,86 @@ fn entropy(p: &[f32]) -> f64 {
         .map(|&x| -(x as f64) * (x as f64).ln())
         .sum()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tafl_engine::{Ruleset, Uniform};
+
+    fn config(share: f32, blunder: f32) -> SelfPlaySection {
+        SelfPlaySection {
+            simulations: 8,
+            fast_simulations: 4,
+            ply_limit: 60,
+            handicap_share: share,
+            handicap_blunder: blunder,
+            ..SelfPlaySection::default()
+        }
+    }
+
+    #[test]
+    fn the_dominant_side_is_judged_on_even_games_only() {
+        let mut s = SelfPlayStats {
+            games: 100,
+            defender_wins: 60,
+            attacker_wins: 40,
+            handicapped: 50,
+            handicapped_won: 10,
+            even_defender_wins: 50,
+            ..SelfPlayStats::default()
+        };
+        // All 50 even games went to the defenders, although they won only 60% overall.
+        assert_eq!(s.dominant_side(0.8), Some(Side::Defenders));
+        s.even_defender_wins = 30;
+        s.even_attacker_wins = 20;
+        assert_eq!(s.dominant_side(0.8), None);
+        s.even_defender_wins = 5;
+        s.even_attacker_wins = 45;
+        assert_eq!(s.dominant_side(0.8), Some(Side::Attackers));
+    }
+
+    #[test]
+    fn handicapped_games_are_tallied_apart_and_change_the_game() {
+        let rs = Ruleset::builtin("brandubh");
+        let rules = Rules::<u128>::new(&rs).unwrap();
+        let encoder = Encoder::new(&rs);
+        let eval = Uniform;
+        let even = play_game(&rules, &eval, &encoder, &config(1.0, 1.0), 5, false, None);
+        assert_eq!(even.stats.handicapped, 0);
+        assert_eq!(
+            even.stats.even_defender_wins + even.stats.even_attacker_wins,
+            even.stats.defender_wins + even.stats.attacker_wins
+        );
+        // With no handicap share, a dominant side plays even games.
+        for seed in 0..3 {
+            let g = play_game(
+                &rules,
+                &eval,
+                &encoder,
+                &config(0.0, 1.0),
+                seed,
+                false,
+                Some(Side::Defenders),
+            );
+            assert_eq!(g.stats.handicapped, 0);
+        }
+        let mut handicapped = SelfPlayStats::default();
+        for seed in 0..6 {
+            let g = play_game(
+                &rules,
+                &eval,
+                &encoder,
+                &config(1.0, 1.0),
+                seed,
+                false,
+                Some(Side::Defenders),
+            );
+            assert_eq!(g.stats.handicapped, 1);
+            assert_eq!(g.stats.even_defender_wins + g.stats.even_attacker_wins, 0);
+            assert_eq!(g.stats.handicapped_won, g.stats.defender_wins);
+            assert_eq!(g.samples.len() as u64, g.stats.samples);
+            handicapped.merge(&g.stats);
+        }
+        assert_eq!(handicapped.handicapped, 6);
+    }
+}
