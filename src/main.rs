@@ -5,6 +5,7 @@ mod arena_cmd;
 mod balance;
 mod bench;
 mod cli;
+mod export_cmd;
 mod perft_cmd;
 mod play_cmd;
 mod players;
