@@ -248,6 +248,16 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Write the bundle a game client needs: `model.onnx` (ONNX opset 17), `model.safetensors`,
+    /// `manifest.json` (encoding, policy index, rules, model config, Elo) and a `README.md` for
+    /// the client's author.
+    Export {
+        /// A checkpoint folder, or a training run folder (its best checkpoint).
+        checkpoint: String,
+        /// Folder to write the bundle into (created if needed).
+        #[arg(long)]
+        out: String,
+    },
     /// Measure engine speed: move generation and random-game plies per second, one thread.
     Bench {
         /// Rulesets to measure (comma separated).
@@ -505,6 +515,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     crate::htp_cmd::run(&rs, &player, seed)
                 }
             }
+        }
+        Command::Export { checkpoint, out } => {
+            crate::export_cmd::run(std::path::Path::new(&checkpoint), std::path::Path::new(&out))
         }
         Command::Bench {
             rules,

@@ -6,6 +6,7 @@ mod balance;
 mod bench;
 mod cli;
 mod engine_cmd;
+mod export_cmd;
 mod htp;
 mod htp_cmd;
 mod otep;

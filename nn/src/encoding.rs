@@ -97,6 +97,37 @@ pub mod plane {
     pub const PLY: usize = 10;
 }
 
+/// Name and meaning of every plane of encoding v1, in plane order (the table above), for
+/// manifests and client documentation.
+pub const PLANE_INFO: [(&str, &str); PLANES] = [
+    ("attackers", "1 on every attacking soldier"),
+    (
+        "defenders",
+        "1 on every defending soldier (the king not included)",
+    ),
+    ("king", "1 on the king"),
+    (
+        "attackers_to_move",
+        "1 everywhere when the attackers are to move, else 0",
+    ),
+    (
+        "throne",
+        "1 on the throne square (all 0 for rules without a throne)",
+    ),
+    ("refuges", "1 on the restricted refuge squares"),
+    (
+        "escapes",
+        "1 where the king escapes: the refuges, or every edge square under edge escape",
+    ),
+    ("board", "1 everywhere"),
+    (
+        "repeated",
+        "1 everywhere when the position has occurred before (occurrences >= 2)",
+    ),
+    ("repeated_twice", "1 everywhere when occurrences >= 3"),
+    ("ply", "min(ply, 512) / 512 everywhere"),
+];
+
 /// Plies at which the ply plane saturates at 1.
 pub const PLY_SCALE: u32 = 512;
 

@@ -50,4 +50,7 @@ pub enum NnError {
     /// A model configuration has impossible values.
     #[error("{0}")]
     Config(String),
+    /// A model could not be written as ONNX.
+    #[error("ONNX export: {0}")]
+    Export(String),
 }

@@ -10,6 +10,8 @@
 //! - [`Sample`], [`Batch`], [`loss`], [`Learner`]: what a trainer needs for one step.
 //! - [`save_checkpoint`] / [`load_checkpoint`]: `model.safetensors` + `manifest.json`, checked
 //!   against the rules in use.
+//! - [`onnx_model`] / [`write_bundle`]: the network as an ONNX graph, and the client bundle
+//!   (`model.onnx`, weights, manifest, README) that `tafl export` writes.
 //! - [`Backend`]: `flex` on CPU by default, `wgpu` and `cuda` behind cargo features.
 //!
 //! ```no_run
@@ -30,22 +32,29 @@
 #![warn(missing_docs)]
 
 mod backend;
+mod bundle;
 mod checkpoint;
 pub mod encoding;
 mod error;
 mod inference;
 mod model;
+mod onnx;
 mod train;
 
 pub use backend::{default_device, Backend};
+pub use bundle::{
+    write_bundle, BundleManifest, EloInfo, EloResult, EncodingDoc, FileDoc, OnnxDoc, PlaneDoc, PolicyDoc,
+    TensorDoc, BUNDLE_FORMAT, ONNX_FILE, README_FILE,
+};
 pub use checkpoint::{
     fnv1a64, load_checkpoint, load_checkpoint_bytes, read_manifest, save_checkpoint, weights_from_bytes,
     weights_to_bytes, write_atomic, Manifest, WeightsInfo, FORMAT, MANIFEST_FILE, WEIGHTS_FILE,
 };
-pub use encoding::{Encoder, ENCODING_VERSION, PLANES};
+pub use encoding::{Encoder, ENCODING_VERSION, PLANES, PLANE_INFO};
 pub use error::NnError;
 pub use inference::{softmax, BatchConfig, EvalStats, NetEvaluator};
 pub use model::{GlobalPoolBias, NetConfig, NetOutput, PolicyHead, ResBlock, TaflNet, ValueHead};
+pub use onnx::{onnx_model, ONNX_BATCH_AXIS, ONNX_INPUT, ONNX_MOVES_LEFT, ONNX_OPSET, ONNX_POLICY, ONNX_WDL};
 pub use train::{loss, Batch, Learner, LossConfig, LossValues, Losses, Sample, MOVES_LEFT_SCALE};
 
 /// burn, re-exported so users build devices and tensors with the same version.

@@ -223,19 +223,19 @@ pub struct NetOutput {
 /// bias, so every square sees the whole board in one block.
 #[derive(Module, Debug)]
 pub struct GlobalPoolBias {
-    conv: Conv2d,
-    bn: BatchNorm,
-    linear: Linear,
+    pub(crate) conv: Conv2d,
+    pub(crate) bn: BatchNorm,
+    pub(crate) linear: Linear,
 }
 
 /// A residual block, optionally with a global-pooling bias after its first convolution.
 #[derive(Module, Debug)]
 pub struct ResBlock {
-    conv1: Conv2d,
-    bn1: BatchNorm,
-    conv2: Conv2d,
-    bn2: BatchNorm,
-    pool: Option<GlobalPoolBias>,
+    pub(crate) conv1: Conv2d,
+    pub(crate) bn1: BatchNorm,
+    pub(crate) conv2: Conv2d,
+    pub(crate) bn2: BatchNorm,
+    pub(crate) pool: Option<GlobalPoolBias>,
 }
 
 impl ResBlock {
@@ -256,29 +256,29 @@ impl ResBlock {
 /// Policy head: a logit per (from-square, direction, distance).
 #[derive(Module, Debug)]
 pub struct PolicyHead {
-    conv: Conv2d,
-    bn: BatchNorm,
-    out: Conv2d,
+    pub(crate) conv: Conv2d,
+    pub(crate) bn: BatchNorm,
+    pub(crate) out: Conv2d,
 }
 
 /// Value head: win/draw/loss logits and, optionally, moves left.
 #[derive(Module, Debug)]
 pub struct ValueHead {
-    conv: Conv2d,
-    bn: BatchNorm,
-    hidden: Linear,
-    wdl: Linear,
-    moves_left: Option<Linear>,
+    pub(crate) conv: Conv2d,
+    pub(crate) bn: BatchNorm,
+    pub(crate) hidden: Linear,
+    pub(crate) wdl: Linear,
+    pub(crate) moves_left: Option<Linear>,
 }
 
 /// The policy/value network. Build it with [`NetConfig::init`].
 #[derive(Module, Debug)]
 pub struct TaflNet {
-    stem: Conv2d,
-    stem_bn: BatchNorm,
-    blocks: Vec<ResBlock>,
-    policy: PolicyHead,
-    value: ValueHead,
+    pub(crate) stem: Conv2d,
+    pub(crate) stem_bn: BatchNorm,
+    pub(crate) blocks: Vec<ResBlock>,
+    pub(crate) policy: PolicyHead,
+    pub(crate) value: ValueHead,
 }
 
 impl TaflNet {

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tafl_engine::{classic_evaluator, BitSet, Evaluator, EvaluatorSpec, Ruleset};
 use tafl_nn::{
-    burn::prelude::Device, default_device, load_checkpoint, BatchConfig, Manifest, NetEvaluator, TaflNet,
-    MANIFEST_FILE,
+    burn::prelude::Device, default_device, load_checkpoint, BatchConfig, EloInfo, Manifest, NetEvaluator,
+    TaflNet, MANIFEST_FILE,
 };
 
 /// The checkpoint folder a path names: itself when it holds a manifest, else the best
@@ -24,6 +24,28 @@ pub fn checkpoint_dir(path: &Path) -> Result<PathBuf, String> {
         "`{}` is neither a checkpoint folder (with {MANIFEST_FILE}) nor a training run folder",
         path.display()
     ))
+}
+
+/// The Elo a training run recorded for the checkpoint folder `dir`: `Ok(None)` unless `dir`
+/// is `RUN/checkpoints/iter-NNNN` of a run folder with a state file.
+pub fn checkpoint_elo(dir: &Path) -> Result<Option<EloInfo>, String> {
+    let iteration = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("iter-"))
+        .and_then(|n| n.parse::<u32>().ok());
+    let run = dir
+        .parent()
+        .filter(|p| p.file_name().is_some_and(|n| n == "checkpoints"))
+        .and_then(Path::parent);
+    let (Some(iteration), Some(run)) = (iteration, run) else {
+        return Ok(None);
+    };
+    if !run.join(crate::run::STATE_FILE).is_file() {
+        return Ok(None);
+    }
+    let state = crate::run::RunState::load(run)?;
+    Ok(Some(state.elo_of(iteration)))
 }
 
 /// Loads the model at `path` (checkpoint or run folder, or `shipped`: the built-in model for

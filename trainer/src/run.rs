@@ -30,8 +30,8 @@ use tafl_engine::{game_seed, with_board, BitSet, Evaluator, PlayerSpec, Rules, R
 use tafl_nn::burn::optim::AdamWConfig;
 use tafl_nn::burn::prelude::Device;
 use tafl_nn::{
-    default_device, load_checkpoint, save_checkpoint, write_atomic, Batch, BatchConfig, Encoder, Learner,
-    LossConfig, LossValues, Manifest, NetConfig, NetEvaluator, Sample, TaflNet,
+    default_device, load_checkpoint, save_checkpoint, write_atomic, Batch, BatchConfig, EloInfo, EloResult,
+    Encoder, Learner, LossConfig, LossValues, Manifest, NetConfig, NetEvaluator, Sample, TaflNet,
 };
 
 /// The state file's name.
@@ -99,6 +99,46 @@ impl RunState {
         let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("{}: not a run state: {e}", p.display()))
     }
+    /// What this run measured of its network of `iteration`: the arena match in which it was
+    /// the candidate, and the ladder matches played while it was the best network.
+    pub fn elo_of(&self, iteration: u32) -> EloInfo {
+        let result = |at: u32, opponent: &str, (elo, low, high): (f64, f64, f64)| EloResult {
+            iteration: at,
+            opponent: opponent.to_string(),
+            elo,
+            low,
+            high,
+        };
+        let mut arena = None;
+        let mut ladder = Vec::new();
+        // Replays promotions in order: the arena opponent is the best network before the
+        // iteration, and a ladder measures the best network after its iteration's arena.
+        let mut best = 0;
+        for s in &self.history {
+            if s.iteration == iteration {
+                arena = s
+                    .arena_elo
+                    .map(|e| result(s.iteration, &format!("iter-{best}"), e));
+            }
+            if s.promoted {
+                best = s.iteration;
+            }
+            if best == iteration {
+                ladder.extend(
+                    s.ladder
+                        .iter()
+                        .map(|(anchor, elo, low, high)| result(s.iteration, anchor, (*elo, *low, *high))),
+                );
+            }
+        }
+        EloInfo {
+            iteration,
+            best_in_run: self.best == iteration,
+            arena,
+            ladder,
+        }
+    }
+
     fn save(&self, dir: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
         write_atomic(&dir.join(STATE_FILE), text.as_bytes()).map_err(|e| e.to_string())
