@@ -4,7 +4,12 @@ use crate::players::{build, Resolved};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use tafl_engine::stats::EloEstimate;
-use tafl_engine::{game_seed, play_game, score_for, with_board, BitSet, Rules, Ruleset, Side};
+use tafl_engine::{
+    game_seed, play_game_from, random_opening, score_for, with_board, BitSet, Rules, Ruleset, Side,
+};
+
+/// Mixed into the match seed for the openings, so they do not share a stream with the players.
+pub const OPENING_SEED: u64 = 0x0BE1_1115;
 
 /// One game's result, from player A's point of view.
 #[derive(Clone, Copy, Debug)]
@@ -17,25 +22,37 @@ pub struct GameResult {
     pub plies: u32,
 }
 
+/// How a match is played.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Games (rounded up to whole pairs).
+    pub games: u64,
+    /// Seed of the openings and of every game's players.
+    pub seed: u64,
+    /// Plies after which a game ends with no result.
+    pub ply_limit: Option<u32>,
+    /// Random plies opening each pair.
+    pub opening_plies: u32,
+}
+
 /// Plays `games` games (rounded up to pairs): in pair `i`, A takes the attackers in game
-/// `2i` and the defenders in game `2i+1`. Each game's players are seeded from (seed, game).
+/// `2i` and the defenders in game `2i+1`, both from the pair's random opening. Each game's
+/// players are seeded from (seed, game).
 pub fn play_pairs<B: BitSet>(
     rules: &Rules<B>,
     a: &Resolved,
     b: &Resolved,
-    games: u64,
-    seed: u64,
-    ply_limit: Option<u32>,
+    settings: &Settings,
     bar: &ProgressBar,
 ) -> Result<Vec<GameResult>, String> {
-    let games = games.div_ceil(2) * 2;
+    let games = settings.games.div_ceil(2) * 2;
     // Build once to surface spec errors before the parallel part.
     build::<B>(a, 0, rules)?;
     build::<B>(b, 0, rules)?;
     let results: Result<Vec<GameResult>, String> = (0..games)
         .into_par_iter()
         .map(|g| {
-            let s = game_seed(seed, g);
+            let s = game_seed(settings.seed, g);
             let mut pa = build::<B>(a, s, rules)?;
             let mut pb = build::<B>(b, s ^ 0x5EED, rules)?;
             let a_side = if g % 2 == 0 {
@@ -43,9 +60,15 @@ pub fn play_pairs<B: BitSet>(
             } else {
                 Side::Defenders
             };
+            let opening = random_opening(
+                rules,
+                settings.opening_plies,
+                game_seed(settings.seed ^ OPENING_SEED, g / 2),
+                settings.ply_limit,
+            );
             let game = match a_side {
-                Side::Attackers => play_game(rules, &mut pa, &mut pb, ply_limit),
-                Side::Defenders => play_game(rules, &mut pb, &mut pa, ply_limit),
+                Side::Attackers => play_game_from(rules, opening, &mut pa, &mut pb),
+                Side::Defenders => play_game_from(rules, opening, &mut pb, &mut pa),
             };
             bar.inc(1);
             Ok(GameResult {
@@ -85,17 +108,20 @@ pub fn run(
     rs: &Ruleset,
     a: &Resolved,
     b: &Resolved,
-    games: u64,
-    seed: u64,
-    ply_limit: Option<u32>,
+    settings: &Settings,
     threads: Option<usize>,
 ) -> Result<(), String> {
     let pool = crate::cli::pool(threads)?;
-    let bar = crate::random_cmd::progress_bar(games.div_ceil(2) * 2, "arena");
-    let results = pool.install(
-        || with_board!(rs, B, rules => play_pairs::<B>(&rules, a, b, games, seed, ply_limit, &bar)),
-    )?;
+    let bar = crate::random_cmd::progress_bar(settings.games.div_ceil(2) * 2, "arena");
+    let results =
+        pool.install(|| with_board!(rs, B, rules => play_pairs::<B>(&rules, a, b, settings, &bar)))?;
     bar.finish_and_clear();
     print!("{}", report(&a.label, &b.label, &results));
+    if settings.opening_plies > 0 {
+        println!(
+            "each pair opened with {} random plies (seed {})",
+            settings.opening_plies, settings.seed
+        );
+    }
     Ok(())
 }

@@ -144,6 +144,11 @@ enum Command {
         /// Plies after which a game ends with no result (0: none).
         #[arg(long, default_value_t = 400)]
         ply_limit: u32,
+        /// Uniformly random plies opening each pair (both games of a pair share it). Search
+        /// players without noise are deterministic: with no opening, every pair would repeat
+        /// the same two games.
+        #[arg(long, default_value_t = 4)]
+        opening_plies: u32,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -426,6 +431,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             games,
             seed,
             ply_limit,
+            opening_plies,
             threads,
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
@@ -433,15 +439,13 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if games == 0 {
                 return Err("--games must be at least 1".into());
             }
-            crate::arena_cmd::run(
-                &rs,
-                &a,
-                &b,
+            let settings = crate::arena_cmd::Settings {
                 games,
                 seed,
-                (ply_limit > 0).then_some(ply_limit),
-                threads,
-            )
+                ply_limit: (ply_limit > 0).then_some(ply_limit),
+                opening_plies,
+            };
+            crate::arena_cmd::run(&rs, &a, &b, &settings, threads)
         }
         Command::Balance {
             rules,

@@ -60,9 +60,9 @@ pub use ruleset::{
     ThroneKind, ThronePass, ThroneStop, YesNo, BUILTIN_IDS,
 };
 pub use search::{
-    classic_evaluator, play_game, score_for, EvalInput, Evaluation, Evaluator, EvaluatorFactory,
-    EvaluatorSpec, Heuristic, Level, Levels, MoveStat, Player, PlayerSpec, Rollout, RootSelection, Search,
-    SearchConfig, SearchResult, Uniform, Wdl,
+    classic_evaluator, play_game, play_game_from, random_opening, score_for, EvalInput, Evaluation,
+    Evaluator, EvaluatorFactory, EvaluatorSpec, Heuristic, Level, Levels, MoveStat, Player, PlayerSpec,
+    Rollout, RootSelection, Search, SearchConfig, SearchResult, Uniform, Wdl,
 };
 pub use side::{Piece, Side};
 pub use square::{parse_square, square, square_name, Sq, MAX_SIZE};

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tafl_engine::stats::EloEstimate;
 use tafl_engine::{
-    classic_evaluator, game_seed, play_game, score_for, BitSet, Evaluator, EvaluatorSpec, Player, PlayerSpec,
-    Rules, SearchConfig, Side,
+    classic_evaluator, game_seed, play_game_from, random_opening, score_for, BitSet, Evaluator,
+    EvaluatorSpec, Player, PlayerSpec, Rules, SearchConfig, Side,
 };
 
 /// One side of a match: a player spec and, for networks, the evaluator to use.
@@ -72,18 +72,39 @@ impl MatchResult {
     }
 }
 
-/// Plays `games` games (rounded up to pairs, A attacks in even games) on `threads` threads.
-#[allow(clippy::too_many_arguments)]
+/// How a match is played.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchSettings {
+    /// Games (rounded up to whole pairs).
+    pub games: u32,
+    /// A game reaching this many plies ends with no result.
+    pub ply_limit: u32,
+    /// Uniformly random plies opening each pair (both games of a pair share it).
+    pub opening_plies: u32,
+    /// Worker threads.
+    pub threads: usize,
+    /// Seed of the openings and the players.
+    pub seed: u64,
+}
+
+/// Mixed into the match seed for the openings, so they do not share a stream with the players.
+pub const OPENING_SEED: u64 = 0x0BE1_1115;
+
+/// Plays a match (A attacks in even games) from each pair's random opening.
 pub fn play_match<B: BitSet>(
     rules: &Rules<B>,
     a: &Contender<B>,
     b: &Contender<B>,
-    games: u32,
-    ply_limit: u32,
-    threads: usize,
-    seed: u64,
+    settings: &MatchSettings,
     on_game: &(dyn Fn() + Sync),
 ) -> Result<MatchResult, String> {
+    let MatchSettings {
+        games,
+        ply_limit,
+        opening_plies,
+        threads,
+        seed,
+    } = *settings;
     let games = games.div_ceil(2) as u64 * 2;
     a.player(0)?;
     b.player(0)?;
@@ -111,9 +132,15 @@ pub fn play_match<B: BitSet>(
                 } else {
                     Side::Defenders
                 };
+                let opening = random_opening(
+                    rules,
+                    opening_plies,
+                    game_seed(seed ^ OPENING_SEED, g / 2),
+                    Some(ply_limit),
+                );
                 let game = match a_side {
-                    Side::Attackers => play_game(rules, &mut pa, &mut pb, Some(ply_limit)),
-                    Side::Defenders => play_game(rules, &mut pb, &mut pa, Some(ply_limit)),
+                    Side::Attackers => play_game_from(rules, opening, &mut pa, &mut pb),
+                    Side::Defenders => play_game_from(rules, opening, &mut pb, &mut pa),
                 };
                 results.lock().unwrap_or_else(|p| p.into_inner()).push((
                     g,

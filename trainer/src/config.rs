@@ -175,6 +175,10 @@ pub struct ArenaSection {
     pub ladder_anchors: Vec<String>,
     /// A game reaching this many plies ends with no result.
     pub ply_limit: u32,
+    /// Uniformly random plies opening each pair of arena and ladder games (both games of a
+    /// pair share it): networks without noise are deterministic, and without openings every
+    /// pair would repeat the same two games.
+    pub opening_plies: u32,
 }
 
 impl Default for ArenaSection {
@@ -191,6 +195,7 @@ impl Default for ArenaSection {
                 "checkpoint:0".into(),
             ],
             ply_limit: 200,
+            opening_plies: 4,
         }
     }
 }
@@ -351,6 +356,11 @@ impl TrainConfig {
             (0.0..=1.0).contains(&s.handicap_blunder),
             "selfplay.handicap_blunder",
             "must be within 0..=1",
+        )?;
+        check(
+            self.arena.opening_plies < self.arena.ply_limit,
+            "arena.opening_plies",
+            "must be below arena.ply_limit",
         )?;
         check(
             self.replay.window_iterations >= 1,

@@ -13,7 +13,7 @@
 //! so a run killed at any moment resumes at the phase it was in, losing at most the self-play
 //! games that were not yet in a shard, or the training steps of the interrupted phase.
 
-use crate::arena::{play_match, Contender};
+use crate::arena::{play_match, Contender, MatchSettings};
 use crate::config::{Promotion, TrainConfig};
 use crate::events::{Events, RunLog};
 use crate::selfplay::{play_game, SelfPlayStats};
@@ -594,9 +594,14 @@ impl<B: BitSet> Trainer<'_, B> {
                 best.clone() as Arc<dyn Evaluator<B>>,
                 a.simulations,
             );
-            let r = play_match(self.rules, &c, &b, a.games, a.ply_limit, threads, seed, &|| {
-                bar.inc(1)
-            })?;
+            let settings = MatchSettings {
+                games: a.games,
+                ply_limit: a.ply_limit,
+                opening_plies: a.opening_plies,
+                threads,
+                seed,
+            };
+            let r = play_match(self.rules, &c, &b, &settings, &|| bar.inc(1))?;
             bar.finish_and_clear();
             let e = r.elo();
             state.current.arena_elo = Some((e.elo, e.low, e.high));
@@ -648,16 +653,14 @@ impl<B: BitSet> Trainer<'_, B> {
                     a.ladder_games.div_ceil(2) as u64 * 2,
                     &format!("iter {it} vs {anchor}"),
                 );
-                let r = play_match(
-                    self.rules,
-                    &me,
-                    &opponent,
-                    a.ladder_games,
-                    a.ply_limit,
+                let settings = MatchSettings {
+                    games: a.ladder_games,
+                    ply_limit: a.ply_limit,
+                    opening_plies: a.opening_plies,
                     threads,
-                    seed ^ 0x1ADD,
-                    &|| bar.inc(1),
-                )?;
+                    seed: seed ^ 0x1ADD,
+                };
+                let r = play_match(self.rules, &me, &opponent, &settings, &|| bar.inc(1))?;
                 bar.finish_and_clear();
                 let e = r.elo();
                 self.log.line(

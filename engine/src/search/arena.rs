@@ -6,6 +6,8 @@ use crate::game::Game;
 use crate::outcome::Outcome;
 use crate::rules::Rules;
 use crate::side::Side;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 /// Plays one game from the start: `attackers` and `defenders` choose moves until the rules
 /// or `ply_limit` end it. Returns the finished game.
@@ -15,7 +17,54 @@ pub fn play_game<B: BitSet>(
     defenders: &mut Player<B>,
     ply_limit: Option<u32>,
 ) -> Game<B> {
-    let mut game = Game::new(rules).with_ply_limit(ply_limit);
+    play_game_from(
+        rules,
+        Game::new(rules).with_ply_limit(ply_limit),
+        attackers,
+        defenders,
+    )
+}
+
+/// A random opening: `plies` uniformly random legal moves from the start, drawn from `seed`.
+/// Openings that end the game are redrawn (from the next seeds), so the game goes on; after
+/// 100 tries the start position is returned.
+///
+/// Matches need openings because search players without noise are deterministic: two such
+/// players would otherwise play the same game in every pair, and a hundred games would
+/// measure one.
+pub fn random_opening<B: BitSet>(rules: &Rules<B>, plies: u32, seed: u64, ply_limit: Option<u32>) -> Game<B> {
+    for attempt in 0..100u64 {
+        let mut rng = ChaCha8Rng::seed_from_u64(crate::random::game_seed(seed, attempt));
+        let mut game = Game::new(rules).with_ply_limit(ply_limit);
+        for _ in 0..plies {
+            if game.outcome().is_some() {
+                break;
+            }
+            match game
+                .position()
+                .pick_move(rules, |count| rng.random_range(0..count))
+            {
+                Some(mv) => {
+                    game.play_unchecked(rules, mv);
+                }
+                None => break,
+            }
+        }
+        if game.outcome().is_none() {
+            return game;
+        }
+    }
+    Game::new(rules).with_ply_limit(ply_limit)
+}
+
+/// Plays `game` on to its end: `attackers` and `defenders` choose moves until the rules or the
+/// game's ply limit end it.
+pub fn play_game_from<B: BitSet>(
+    rules: &Rules<B>,
+    mut game: Game<B>,
+    attackers: &mut Player<B>,
+    defenders: &mut Player<B>,
+) -> Game<B> {
     while game.outcome().is_none() {
         let player = match game.position().to_move() {
             Side::Attackers => &mut *attackers,
@@ -39,5 +88,31 @@ pub fn score_for(outcome: Option<Outcome>, side: Side) -> f64 {
         Some(w) if w == side => 1.0,
         Some(_) => 0.0,
         None => 0.5,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ruleset::Ruleset;
+
+    #[test]
+    fn random_openings_are_seeded_and_go_on() {
+        let rs = Ruleset::builtin("brandubh");
+        let rules = Rules::<u128>::new(&rs).expect("brandubh builds");
+        let a = random_opening(&rules, 4, 7, Some(100));
+        let b = random_opening(&rules, 4, 7, Some(100));
+        assert_eq!(a.moves(), b.moves(), "the same seed gives the same opening");
+        assert_eq!(a.ply(), 4);
+        assert!(a.outcome().is_none());
+        let distinct: std::collections::HashSet<u64> = (0..20)
+            .map(|s| random_opening(&rules, 4, s, None).position().hash())
+            .collect();
+        assert!(
+            distinct.len() > 15,
+            "openings vary with the seed: {}",
+            distinct.len()
+        );
+        assert_eq!(random_opening(&rules, 0, 3, None).ply(), 0);
     }
 }

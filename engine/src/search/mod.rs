@@ -9,7 +9,7 @@ mod mcts;
 mod noise;
 mod player;
 
-pub use arena::{play_game, score_for};
+pub use arena::{play_game, play_game_from, random_opening, score_for};
 pub use classic::{Heuristic, Rollout, Uniform};
 pub use config::{RootSelection, SearchConfig};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
