@@ -158,7 +158,7 @@ enum Command {
     ///
     /// The default study (33,000 random and 500 skilled games for each of brandubh, tablut and
     /// hnefatafl) takes about 2 seconds for the random rows and about 4 minutes for the skilled
-    /// rows (level 4) on 2 cores. The same seed gives byte-identical outputs whatever --threads
+    /// rows (mcts:heuristic:1600) on 2 cores. The same seed gives byte-identical outputs whatever --threads
     /// is. Ctrl-C stops and keeps the outputs of the finished rows.
     ///
     /// With --strength-sweep RUN_DIR (or `levels`), plays instead one fixed-size self-play
@@ -190,8 +190,9 @@ enum Command {
         #[arg(long, default_value = "balance")]
         out: std::path::PathBuf,
         /// The player of both sides in skilled rows: `level:N` or a spec (`mcts:heuristic:200`,
-        /// `mcts:model=RUN:SIMS`). Default: level 4 (mcts:heuristic:1600), the strongest
-        /// built-in level; `level:3` is about 4 times faster.
+        /// `mcts:model=RUN:SIMS`, `mcts:model=shipped:200`). Default: tree search with the
+        /// hand-written evaluation at 1600 simulations, which every ruleset has; `level:3` is about
+        /// 4 times faster.
         #[arg(long, default_value = crate::balance::DEFAULT_SKILLED)]
         skilled: String,
         /// Exploration rule of skilled rows: each ply, the side to move plays a uniformly random

@@ -307,6 +307,9 @@ fn levels_are_a_sweep_too() {
         "2",
         "--every",
         "3",
+        // The network levels search 200 and 400 simulations a move: a short game keeps this quick.
+        "--ply-limit",
+        "12",
         "--out",
         dir.to_str().unwrap(),
     ]);
@@ -318,8 +321,8 @@ fn levels_are_a_sweep_too() {
         .iter()
         .map(|p| p["level"].as_u64().unwrap())
         .collect();
-    assert_eq!(levels, [1, 4], "one level in 3 from level 1, and the last");
-    assert!(table.contains("level 4 (mcts:heuristic:1600)"), "{table}");
+    assert_eq!(levels, [1, 4, 5], "one level in 3 from level 1, and the last");
+    assert!(table.contains("level 4 (mcts:model=shipped:200)"), "{table}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! ```text
 //! RUN/config.toml                  the config, copied at the start
 //! RUN/state.json                   iteration, phase, best and latest checkpoints, history
-//! RUN/checkpoints/iter-NNNN/       model.safetensors + manifest.json (+ optimizer.bin)
+//! RUN/checkpoints/iter-NNNN/       model.safetensors + manifest.json (+ optimizer.bin, kept for the last two)
 //! RUN/shards/iter-NNNN/shard-KKKK.bin (+ .json with the games' tallies)
 //! RUN/events/                      TensorBoard event files
 //! RUN/train.log                    one summary line per iteration and warnings
@@ -527,6 +527,18 @@ impl<B: BitSet> Trainer<'_, B> {
             .into_bytes()
             .map_err(|e| format!("saving the optimizer: {e:?}"))?;
         write_atomic(&out.join(OPTIMIZER_FILE), &bytes).map_err(|e| e.to_string())?;
+        // Optimizer states are large (tens of MB; 48 times the weights on Brandubh) and only
+        // resuming needs one: that of the latest checkpoint, or of the one before it when a
+        // run was killed between this write and the state file's. Older ones go.
+        if it >= 2 {
+            let old = checkpoint_path(self.dir, it - 2).join(OPTIMIZER_FILE);
+            if let Err(e) = std::fs::remove_file(&old) {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    self.log
+                        .line(&format!("warning: {}: {e}", old.display()), !self.options.quiet);
+                }
+            }
+        }
         state.latest = it;
         Ok(())
     }

@@ -1,0 +1,135 @@
+//! The shipped models at work: `checkpoints/<rules>/` built into the binary as
+//! `mcts:model=shipped`, the network levels, analysis and hints from the network.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn tafl(args: &[&str], stdin: &str) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tafl"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tafl");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait for tafl");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn each_shipped_model_analyses_positions_of_its_rules() {
+    for rules in ["brandubh", "tablut", "hnefatafl"] {
+        let (ok, out, err) = tafl(
+            &[
+                "analyze",
+                "--rules",
+                rules,
+                "--model",
+                "shipped",
+                "--simulations",
+                "24",
+                "--top",
+                "3",
+            ],
+            "",
+        );
+        assert!(ok, "{rules}: {err}");
+        assert!(
+            out.contains("model shipped with 24 simulations"),
+            "{rules}: {out}"
+        );
+        let ranked: Vec<&str> = out
+            .lines()
+            .filter(|l| {
+                l.split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.parse::<u32>().is_ok())
+            })
+            .filter(|l| l.contains('-') && l.contains('%'))
+            .collect();
+        assert_eq!(ranked.len(), 3, "{rules}: three ranked moves\n{out}");
+    }
+}
+
+#[test]
+fn no_model_is_offered_for_rules_it_was_not_trained_under() {
+    // Copenhagen is Hnefatafl's board with other rules: the hnefatafl model must not pass.
+    let (ok, _, err) = tafl(&["analyze", "--rules", "copenhagen", "--model", "shipped"], "");
+    assert!(!ok);
+    assert!(
+        err.contains("no shipped model for the rules `copenhagen`"),
+        "{err}"
+    );
+    assert!(err.contains("brandubh, hnefatafl, tablut"), "{err}");
+    let (ok, _, err) = tafl(
+        &[
+            "arena",
+            "level:4",
+            "random",
+            "--rules",
+            "copenhagen",
+            "--games",
+            "2",
+        ],
+        "",
+    );
+    assert!(!ok && err.contains("no shipped model"), "{err}");
+}
+
+#[test]
+fn a_network_level_plays_and_gives_hints() {
+    // The AI (level 4: the brandubh network, 200 simulations) opens as the attackers; the
+    // human asks the network for a hint, plays it, and quits.
+    let (ok, out, err) = tafl(
+        &[
+            "play",
+            "--rules",
+            "brandubh",
+            "--side",
+            "defenders",
+            "--level",
+            "4",
+        ],
+        "hint\nquit\n",
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("AI plays"), "{out}");
+    assert!(out.contains("hint: "), "{out}");
+    let hint = out
+        .split("hint: ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or("");
+    assert!(hint.contains('-'), "a move: {out}");
+}
+
+#[test]
+fn a_shipped_checkpoint_exports_for_clients() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("checkpoints")
+        .join("brandubh");
+    let out = std::env::temp_dir().join(format!("tafl-models-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let (ok, _, err) = tafl(
+        &["export", dir.to_str().unwrap(), "--out", out.to_str().unwrap()],
+        "",
+    );
+    assert!(ok, "{err}");
+    for f in ["model.onnx", "model.safetensors", "manifest.json", "README.md"] {
+        assert!(out.join(f).is_file(), "{f} written");
+    }
+    let shipped = std::fs::read(dir.join("model.safetensors")).unwrap();
+    assert_eq!(std::fs::read(out.join("model.safetensors")).unwrap(), shipped);
+    let _ = std::fs::remove_dir_all(&out);
+}
