@@ -14,14 +14,14 @@ rulesets=("${@:-brandubh tablut hnefatafl}")
 read -r -a rulesets <<<"${rulesets[*]}"
 tafl=target/release/tafl
 levels=$(grep -c '^\[\[level\]\]' configs/levels.toml)
-echo "| rules | level | vs level | as attackers W-D-L | as defenders W-D-L | score | Elo (95% interval) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| rules | level | vs level | games | as attackers W-D-L | as defenders W-D-L | score | Elo (95% interval) |"
+echo "|---|---|---|---|---|---|---|---|"
 for rules in "${rulesets[@]}"; do
   for ((n = 2; n <= levels; n++)); do
     out=$("$tafl" arena "level:$n" "level:$((n - 1))" --rules "$rules" --games "$games" --seed 1)
     att=$(awk '$1 == "attackers" {print $2"-"$3"-"$4}' <<<"$out")
     def=$(awk '$1 == "defenders" {print $2"-"$3"-"$4}' <<<"$out")
     elo=$(grep '^A: ' <<<"$out" | sed -E 's/^A: ([^ ]+) Elo \(95%: ([^)]*)\), score ([0-9.]+).*/\1 (\2)|\3/')
-    echo "| $rules | $n | $((n - 1)) | $att | $def | ${elo#*|} | ${elo%|*} |"
+    echo "| $rules | $n | $((n - 1)) | $games | $att | $def | ${elo#*|} | ${elo%|*} |"
   done
 done
