@@ -187,6 +187,10 @@ fn bad_settings_are_clear_errors_and_write_nothing() {
         (&["--skilled", "grandmaster"], "not a player spec"),
         (&["--exploration", "1.5"], "--exploration"),
         (
+            &["--skilled-games", "2", "--ply-limit", "0", "--exploration", "0"],
+            "could go on forever",
+        ),
+        (
             &["--random-games", "0", "--skilled-games", "0"],
             "nothing to play",
         ),

@@ -184,6 +184,13 @@ impl Plan {
                 req.exploration
             ));
         }
+        if req.skilled_games > 0 && req.ply_limit == 0 && req.exploration == 0.0 {
+            // Two deterministic players under rules that ignore repetition can shuffle forever.
+            return Err(
+                "--ply-limit 0 with --exploration 0: skilled games could go on forever; set a ply limit or some exploration"
+                    .into(),
+            );
+        }
         let sets = parse_sets(&req.sets)?;
         if req.compare && sets.is_empty() {
             return Err("--compare needs at least one --set KNOB=VALUE to compare with".into());
