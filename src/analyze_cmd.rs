@@ -69,14 +69,7 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
         return Err("no legal move to analyse".into());
     };
     let total: u32 = res.moves.iter().map(|m| m.visits).sum::<u32>().max(1);
-    let mut order: Vec<usize> = (0..res.moves.len()).collect();
-    // Proven wins first (the solver stops searching once it has one), then by visits.
-    let key = |i: usize| (res.moves[i].proven.unwrap_or(0), res.moves[i].visits);
-    order.sort_by(|&a, &b| {
-        key(b)
-            .cmp(&key(a))
-            .then(res.moves[b].q.total_cmp(&res.moves[a].q))
-    });
+    let order = res.ranked();
     println!(
         "{} with {} simulations: value {:+.3}{}",
         match &eval_spec {

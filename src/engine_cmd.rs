@@ -441,14 +441,7 @@ impl<B: BitSet> Table for Board<B> {
             }
         }
         let res = result.ok_or("analyze: no legal move")?;
-        let mut order: Vec<usize> = (0..res.moves.len()).collect();
-        // Proven wins first (the solver stops searching once it has one), then by visits.
-        let key = |i: usize| (res.moves[i].proven.unwrap_or(0), res.moves[i].visits);
-        order.sort_by(|&a, &b| {
-            key(b)
-                .cmp(&key(a))
-                .then(res.moves[b].q.total_cmp(&res.moves[a].q))
-        });
+        let order = res.ranked();
         Ok(order
             .into_iter()
             .take(count)

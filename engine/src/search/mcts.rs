@@ -103,6 +103,21 @@ pub struct SearchResult {
     pub simulations: u32,
 }
 
+impl SearchResult {
+    /// Indices into `moves`, best first: proven wins first (the solver stops searching once it
+    /// has one), then by visits, then by value; proven losses last.
+    pub fn ranked(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.moves.len()).collect();
+        let key = |i: usize| (self.moves[i].proven.unwrap_or(0), self.moves[i].visits);
+        order.sort_by(|&a, &b| {
+            key(b)
+                .cmp(&key(a))
+                .then(self.moves[b].q.total_cmp(&self.moves[a].q))
+        });
+        order
+    }
+}
+
 /// A search tree that is kept between moves of one game.
 pub struct Search<B: BitSet> {
     config: SearchConfig,
