@@ -50,6 +50,10 @@ impl<B: BitSet> Contender<B> {
 pub struct MatchResult {
     /// A's score per game, in game order.
     pub scores: Vec<f64>,
+    /// The side A played in each game.
+    pub sides: Vec<Side>,
+    /// Plies of each game.
+    pub plies: Vec<u32>,
     /// A's (wins, draws, losses) as attackers.
     pub as_attackers: (u32, u32, u32),
     /// A's (wins, draws, losses) as defenders.
@@ -77,8 +81,8 @@ impl MatchResult {
 pub struct MatchSettings {
     /// Games (rounded up to whole pairs).
     pub games: u32,
-    /// A game reaching this many plies ends with no result.
-    pub ply_limit: u32,
+    /// A game reaching this many plies ends with no result (`None`: no limit).
+    pub ply_limit: Option<u32>,
     /// Uniformly random plies opening each pair (both games of a pair share it).
     pub opening_plies: u32,
     /// Worker threads.
@@ -90,11 +94,28 @@ pub struct MatchSettings {
 /// Mixed into the match seed for the openings, so they do not share a stream with the players.
 pub const OPENING_SEED: u64 = 0x0BE1_1115;
 
+/// Makes a side's player for one game from that game's seed.
+pub type PlayerFactory<'a, B> = dyn Fn(u64) -> Result<Player<B>, String> + Sync + 'a;
+
 /// Plays a match (A attacks in even games) from each pair's random opening.
 pub fn play_match<B: BitSet>(
     rules: &Rules<B>,
     a: &Contender<B>,
     b: &Contender<B>,
+    settings: &MatchSettings,
+    on_game: &(dyn Fn() + Sync),
+) -> Result<MatchResult, String> {
+    play_match_with(rules, &|s| a.player(s), &|s| b.player(s), settings, on_game)
+}
+
+/// Plays a match between players made by `a` and `b` (A attacks in even games), game `g`
+/// from the random opening of pair `g / 2`, on `settings.threads` threads. Each game's
+/// players are seeded from (seed, game); results come back in game order, so they do not
+/// depend on the thread count.
+pub fn play_match_with<B: BitSet>(
+    rules: &Rules<B>,
+    a: &PlayerFactory<'_, B>,
+    b: &PlayerFactory<'_, B>,
     settings: &MatchSettings,
     on_game: &(dyn Fn() + Sync),
 ) -> Result<MatchResult, String> {
@@ -106,10 +127,11 @@ pub fn play_match<B: BitSet>(
         seed,
     } = *settings;
     let games = games.div_ceil(2) as u64 * 2;
-    a.player(0)?;
-    b.player(0)?;
+    // Build once to surface spec errors before the threads start.
+    a(0)?;
+    b(0)?;
     let next = AtomicU64::new(0);
-    let results: Mutex<Vec<(u64, Side, f64)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(u64, Side, f64, u32)>> = Mutex::new(Vec::new());
     let failure: Mutex<Option<String>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..threads.clamp(1, games as usize) {
@@ -119,7 +141,7 @@ pub fn play_match<B: BitSet>(
                     break;
                 }
                 let s = game_seed(seed, g);
-                let players = a.player(s).and_then(|pa| Ok((pa, b.player(s ^ 0x5EED)?)));
+                let players = a(s).and_then(|pa| Ok((pa, b(s ^ 0x5EED)?)));
                 let (mut pa, mut pb) = match players {
                     Ok(p) => p,
                     Err(e) => {
@@ -136,7 +158,7 @@ pub fn play_match<B: BitSet>(
                     rules,
                     opening_plies,
                     game_seed(seed ^ OPENING_SEED, g / 2),
-                    Some(ply_limit),
+                    ply_limit,
                 );
                 let game = match a_side {
                     Side::Attackers => play_game_from(rules, opening, &mut pa, &mut pb),
@@ -146,6 +168,7 @@ pub fn play_match<B: BitSet>(
                     g,
                     a_side,
                     score_for(game.outcome(), a_side),
+                    game.ply(),
                 ));
                 on_game();
             });
@@ -157,8 +180,10 @@ pub fn play_match<B: BitSet>(
     let mut r = results.into_inner().unwrap_or_else(|p| p.into_inner());
     r.sort_by_key(|x| x.0);
     let mut out = MatchResult::default();
-    for (_, side, score) in r {
+    for (_, side, score, plies) in r {
         out.scores.push(score);
+        out.sides.push(side);
+        out.plies.push(plies);
         let t = match side {
             Side::Attackers => &mut out.as_attackers,
             Side::Defenders => &mut out.as_defenders,

@@ -608,7 +608,7 @@ impl<B: BitSet> Trainer<'_, B> {
             );
             let settings = MatchSettings {
                 games: a.games,
-                ply_limit: a.ply_limit,
+                ply_limit: Some(a.ply_limit),
                 opening_plies: a.opening_plies,
                 threads,
                 seed,
@@ -667,7 +667,7 @@ impl<B: BitSet> Trainer<'_, B> {
                 );
                 let settings = MatchSettings {
                     games: a.ladder_games,
-                    ply_limit: a.ply_limit,
+                    ply_limit: Some(a.ply_limit),
                     opening_plies: a.opening_plies,
                     threads,
                     seed: seed ^ 0x1ADD,
