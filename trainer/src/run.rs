@@ -742,6 +742,11 @@ impl<B: BitSet> Trainer<'_, B> {
             ("selfplay/policy_entropy".into(), sp.mean_policy_entropy()),
             ("selfplay/game_length".into(), sp.mean_length()),
             ("selfplay/defender_share".into(), sp.defender_share()),
+            // Between equals only: handicapped games say little about the balance of play.
+            (
+                "selfplay/even_defender_share".into(),
+                sp.even_defender_wins as f64 / sp.games.saturating_sub(sp.handicapped).max(1) as f64,
+            ),
             (
                 "selfplay/no_result_share".into(),
                 sp.no_result as f64 / sp.games.max(1) as f64,
