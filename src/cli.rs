@@ -440,6 +440,11 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if games == 0 {
                 return Err("--games must be at least 1".into());
             }
+            if ply_limit > 0 && opening_plies >= ply_limit {
+                return Err(format!(
+                    "--opening-plies {opening_plies} must be below --ply-limit {ply_limit}"
+                ));
+            }
             let settings = crate::arena_cmd::Settings {
                 games,
                 seed,

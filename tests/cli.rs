@@ -313,4 +313,19 @@ fn arena_reports_per_side_results_and_elo() {
     assert_eq!(out, out2, "arena results must not depend on the thread count");
     let (ok, _, err) = tafl(&["arena", "mcts:nope", "random", "--rules", "brandubh"]);
     assert!(!ok && err.contains("accepted"), "{err}");
+    let (ok, _, err) = tafl(&[
+        "arena",
+        "random",
+        "random",
+        "--rules",
+        "brandubh",
+        "--ply-limit",
+        "4",
+        "--opening-plies",
+        "4",
+    ]);
+    assert!(
+        !ok && err.contains("--opening-plies 4 must be below --ply-limit 4"),
+        "{err}"
+    );
 }
