@@ -23,23 +23,27 @@ const ANALYSIS_CHUNK: u32 = 100;
 /// Reads OTEP commands from stdin until `goodbye` or the end of input, answering on stdout.
 pub fn run(player: &Resolved, seed: u64) -> Result<(), String> {
     let mut session = Session::new(player.clone(), seed);
-    let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
     send(&mut out, &[Reply::Hello])?;
+    each_line(|line| {
+        let step = session.handle(line);
+        send(&mut out, &step.replies)?;
+        Ok(step.goodbye)
+    })
+}
+
+/// Feeds stdin to `handle` line by line until it returns `true` (the protocol's goodbye) or
+/// the input ends. Bad bytes become U+FFFD and then a named error of the protocol, never the
+/// end of the engine.
+pub fn each_line(mut handle: impl FnMut(&str) -> Result<bool, String>) -> Result<(), String> {
+    let mut input = std::io::stdin().lock();
     let mut buf = Vec::new();
     loop {
         buf.clear();
         let read = input
             .read_until(b'\n', &mut buf)
             .map_err(|e| format!("reading stdin: {e}"))?;
-        if read == 0 {
-            return Ok(());
-        }
-        // Bad bytes become U+FFFD and then a named error, never the end of the engine.
-        let line = String::from_utf8_lossy(&buf);
-        let step = session.handle(&line);
-        send(&mut out, &step.replies)?;
-        if step.goodbye {
+        if read == 0 || handle(&String::from_utf8_lossy(&buf))? {
             return Ok(());
         }
     }

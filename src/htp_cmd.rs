@@ -4,7 +4,7 @@
 
 use crate::htp::{answer, Request, Role, COMMANDS};
 use crate::players::{build, Resolved};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use tafl_engine::{
     parse_square, square_name, with_board, BitSet, Game, Move, Player, Rules, Ruleset, Side, Sq,
 };
@@ -19,27 +19,16 @@ pub fn run(rs: &Ruleset, player: &Resolved, seed: u64) -> Result<(), String> {
 
 fn serve<B: BitSet>(rules: Rules<B>, player: &Resolved, seed: u64) -> Result<(), String> {
     let mut session = Session::new(rules, player, seed)?;
-    let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        let read = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| format!("reading stdin: {e}"))?;
-        if read == 0 {
-            return Ok(());
-        }
-        let (reply, quit) = session.handle(&String::from_utf8_lossy(&buf));
+    crate::engine_cmd::each_line(|line| {
+        let (reply, quit) = session.handle(line);
         if let Some(r) = reply {
             out.write_all(r.as_bytes())
                 .and_then(|()| out.flush())
                 .map_err(|e| format!("writing stdout: {e}"))?;
         }
-        if quit {
-            return Ok(());
-        }
-    }
+        Ok(quit)
+    })
 }
 
 /// An HTP conversation: one game at a time under fixed rules.
