@@ -140,6 +140,51 @@ fn a_run_killed_mid_iteration_resumes_and_finishes() {
 }
 
 #[test]
+fn a_teacher_searches_the_first_iterations_and_the_network_the_rest() {
+    let dir = temp_dir("teacher");
+    let run = dir.join("run");
+    let text = format!(
+        "{}\n[teacher]\nevaluator = \"heuristic\"\niterations = 1\nsimulations = 16\ngames_per_iteration = 6\n",
+        include_str!("../configs/train/tiny.toml")
+    );
+    let cfg = dir.join("teacher.toml");
+    std::fs::write(&cfg, text).unwrap();
+    let out = tafl()
+        .args([
+            "train",
+            cfg.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let st = state(&run);
+    let h = &st["history"];
+    assert_eq!(h[0]["teacher"], "heuristic", "{st}");
+    assert_eq!(h[0]["selfplay"]["games"], 6, "the teacher's game count: {st}");
+    assert!(h[1]["teacher"].is_null(), "iteration 2 is the network's: {st}");
+    assert_eq!(h[1]["selfplay"]["games"], 8, "the network's game count: {st}");
+    let log = std::fs::read_to_string(run.join("train.log")).unwrap();
+    assert!(
+        log.contains("iteration 1: self-play searches with the teacher (heuristic, 16 simulations)"),
+        "{log}"
+    );
+    assert!(
+        log.contains("iter 1 | self-play 6 games searched by the teacher (heuristic)"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("iteration 2: self-play searches with the teacher"),
+        "{log}"
+    );
+    // Both iterations trained a network from those games.
+    assert!(run.join("checkpoints/iter-0002/model.safetensors").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn bad_configs_are_refused_naming_the_key() {
     let dir = temp_dir("bad");
     let cases = [
@@ -153,6 +198,9 @@ fn bad_configs_are_refused_naming_the_key() {
             "[arena]\nladder_anchors = [\"mcts:nope\"]\n",
             "arena.ladder_anchors",
         ),
+        ("[teacher]\niterations = 50\n", "teacher.iterations"),
+        ("[teacher]\nevaluator = \"oracle\"\n", "heuristic"),
+        ("[teacher]\nsimulations = 0\n", "teacher.simulations"),
     ];
     for (i, (extra, key)) in cases.iter().enumerate() {
         let p = dir.join(format!("bad{i}.toml"));

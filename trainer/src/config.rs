@@ -116,6 +116,46 @@ impl Default for SelfPlaySection {
     }
 }
 
+/// The evaluator a teacher search uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TeacherEvaluator {
+    /// The hand-written evaluation (`mcts:heuristic`).
+    Heuristic,
+    /// Random playouts (`mcts:rollout`).
+    Rollout,
+}
+
+/// A warm start: the first iterations' self-play searches with a classic evaluator instead of
+/// the network, so the first networks learn from games far stronger than an untrained
+/// network's (expert iteration). Classic evaluations cost microseconds, so these iterations
+/// afford many more games and simulations than the network's. Later iterations are ordinary
+/// self-play with the network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TeacherSection {
+    /// The evaluator the teacher's search uses.
+    pub evaluator: TeacherEvaluator,
+    /// Self-play of iterations 1..=this searches with the teacher (0: no teacher).
+    pub iterations: u32,
+    /// Simulations of the teacher's full search; its fast searches scale with
+    /// `selfplay.fast_simulations / selfplay.simulations`.
+    pub simulations: u32,
+    /// Games per teacher iteration.
+    pub games_per_iteration: u32,
+}
+
+impl Default for TeacherSection {
+    fn default() -> Self {
+        TeacherSection {
+            evaluator: TeacherEvaluator::Heuristic,
+            iterations: 0,
+            simulations: 200,
+            games_per_iteration: 400,
+        }
+    }
+}
+
 /// The replay window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -218,6 +258,9 @@ pub struct TrainConfig {
     /// Self-play.
     #[serde(default)]
     pub selfplay: SelfPlaySection,
+    /// Warm start with a classic evaluator.
+    #[serde(default)]
+    pub teacher: TeacherSection,
     /// Replay window.
     #[serde(default)]
     pub replay: ReplaySection,
@@ -248,6 +291,26 @@ impl TrainConfig {
     /// The ruleset the config names.
     pub fn ruleset(&self) -> Result<Ruleset, String> {
         Ruleset::load(&self.rules).map_err(|e| format!("key `rules`: {e}"))
+    }
+
+    /// The self-play settings and teacher of an iteration: within `teacher.iterations` the
+    /// teacher's simulations and games replace the network's, and the teacher is returned.
+    pub fn selfplay_at(&self, iteration: u32) -> (SelfPlaySection, Option<TeacherEvaluator>) {
+        let t = &self.teacher;
+        if iteration > t.iterations {
+            return (self.selfplay.clone(), None);
+        }
+        let s = &self.selfplay;
+        // Keep the fast search's share of the full one, as the network's settings have it.
+        let fast = (u64::from(s.fast_simulations) * u64::from(t.simulations) / u64::from(s.simulations))
+            .clamp(1, u64::from(t.simulations)) as u32;
+        let sp = SelfPlaySection {
+            simulations: t.simulations,
+            fast_simulations: fast,
+            games_per_iteration: t.games_per_iteration,
+            ..s.clone()
+        };
+        (sp, Some(t.evaluator))
     }
 
     /// The learning rate at an iteration.
@@ -357,6 +420,18 @@ impl TrainConfig {
             "selfplay.handicap_blunder",
             "must be within 0..=1",
         )?;
+        let t = &self.teacher;
+        check(
+            t.iterations <= self.iterations,
+            "teacher.iterations",
+            "must not exceed iterations",
+        )?;
+        check(t.simulations >= 1, "teacher.simulations", "must be at least 1")?;
+        check(
+            t.games_per_iteration >= 1,
+            "teacher.games_per_iteration",
+            "must be at least 1",
+        )?;
         check(
             self.arena.opening_plies < self.arena.ply_limit,
             "arena.opening_plies",
@@ -434,10 +509,41 @@ mod tests {
             ("tablut", include_str!("../../configs/train/tablut.toml")),
             ("hnefatafl", include_str!("../../configs/train/hnefatafl.toml")),
             ("tiny", include_str!("../../configs/train/tiny.toml")),
+            ("tablut", include_str!("../../configs/train/tablut-small.toml")),
+            (
+                "hnefatafl",
+                include_str!("../../configs/train/hnefatafl-small.toml"),
+            ),
         ] {
             let c = TrainConfig::parse(text, name).unwrap();
             assert!(c.rules == name || name == "tiny");
         }
+    }
+
+    #[test]
+    fn the_teacher_plays_its_iterations_with_its_own_simulations_and_games() {
+        let c = TrainConfig::parse(
+            "rules = \"tablut\"\niterations = 5\n[selfplay]\nsimulations = 32\nfast_simulations = 8\ngames_per_iteration = 80\n[teacher]\niterations = 2\nsimulations = 200\ngames_per_iteration = 1000\n",
+            "x",
+        )
+        .unwrap();
+        for it in [1, 2] {
+            let (sp, t) = c.selfplay_at(it);
+            assert_eq!(t, Some(TeacherEvaluator::Heuristic));
+            assert_eq!(
+                (sp.simulations, sp.fast_simulations, sp.games_per_iteration),
+                (200, 50, 1000)
+            );
+            assert_eq!(
+                sp.ply_limit, c.selfplay.ply_limit,
+                "other settings are the network's"
+            );
+        }
+        let (sp, t) = c.selfplay_at(3);
+        assert_eq!(t, None);
+        assert_eq!(sp, c.selfplay);
+        let none = TrainConfig::parse("rules = \"brandubh\"\n", "x").unwrap();
+        assert_eq!(none.selfplay_at(1).1, None, "no teacher unless asked for");
     }
 
     #[test]

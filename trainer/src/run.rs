@@ -14,7 +14,7 @@
 //! games that were not yet in a shard, or the training steps of the interrupted phase.
 
 use crate::arena::{play_match, Contender, MatchSettings};
-use crate::config::{Promotion, TrainConfig};
+use crate::config::{Promotion, TeacherEvaluator, TrainConfig};
 use crate::events::{Events, RunLog};
 use crate::selfplay::{play_game, SelfPlayStats};
 use crate::shard::{read_shard, write_shard};
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
-use tafl_engine::{game_seed, with_board, BitSet, Evaluator, PlayerSpec, Rules, Ruleset};
+use tafl_engine::{game_seed, with_board, BitSet, Evaluator, Heuristic, PlayerSpec, Rollout, Rules, Ruleset};
 use tafl_nn::burn::optim::AdamWConfig;
 use tafl_nn::burn::prelude::Device;
 use tafl_nn::{
@@ -71,6 +71,10 @@ pub struct IterationSummary {
     pub arena_elo: Option<(f64, f64, f64)>,
     /// Whether the candidate became the best.
     pub promoted: bool,
+    /// The classic evaluator self-play searched with (`teacher` of the config), if not the
+    /// network.
+    #[serde(default)]
+    pub teacher: Option<String>,
     /// Ladder results: (anchor, Elo, low, high) for the best network.
     pub ladder: Vec<(String, f64, f64, f64)>,
 }
@@ -142,6 +146,14 @@ impl RunState {
     fn save(&self, dir: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
         write_atomic(&dir.join(STATE_FILE), text.as_bytes()).map_err(|e| e.to_string())
+    }
+}
+
+/// The name a teacher has in logs and in `state.json`.
+fn teacher_name(t: TeacherEvaluator) -> &'static str {
+    match t {
+        TeacherEvaluator::Heuristic => "heuristic",
+        TeacherEvaluator::Rollout => "rollout",
     }
 }
 
@@ -316,7 +328,8 @@ impl<B: BitSet> Trainer<'_, B> {
     /// Plays the iteration's games with the best network; shards already on disk count as done.
     fn selfplay(&self, state: &mut RunState) -> Result<(), String> {
         let it = state.iteration;
-        let sp = &self.config.selfplay;
+        let (sp, teacher) = self.config.selfplay_at(it);
+        let sp = &sp;
         let sdir = shard_dir(self.dir, it);
         std::fs::create_dir_all(&sdir).map_err(|e| format!("{}: {e}", sdir.display()))?;
         // Shards already written (a resumed run) hold games 0..k*games_per_shard.
@@ -357,7 +370,28 @@ impl<B: BitSet> Trainer<'_, B> {
             );
         }
         let threads = (sp.parallel_games as usize).min((total - first) as usize).max(1);
-        let net = self.load_net(state.best, threads)?;
+        let net: Arc<dyn Evaluator<B> + Send + Sync> = match teacher {
+            None => self.load_net(state.best, threads)?,
+            Some(t) => {
+                self.log.line(
+                    &format!(
+                        "iteration {it}: self-play searches with the teacher ({}, {} simulations), not the network",
+                        teacher_name(t),
+                        sp.simulations
+                    ),
+                    !self.options.quiet,
+                );
+                match t {
+                    TeacherEvaluator::Heuristic => Arc::new(Heuristic),
+                    TeacherEvaluator::Rollout => Arc::new(Rollout {
+                        seed: self.config.seed,
+                        max_plies: sp.ply_limit,
+                        ..Rollout::default()
+                    }),
+                }
+            }
+        };
+        state.current.teacher = teacher.map(|t| teacher_name(t).to_string());
         let encoder = Encoder::new(self.ruleset);
         let bar = self.bar(total, &format!("iter {it} self-play"));
         bar.set_position(first);
@@ -377,7 +411,7 @@ impl<B: BitSet> Trainer<'_, B> {
                     }
                     let game = play_game(
                         self.rules,
-                        net.as_ref() as &dyn Evaluator<B>,
+                        net.as_ref(),
                         encoder,
                         sp,
                         game_seed(seed, g),
@@ -711,8 +745,12 @@ impl<B: BitSet> Trainer<'_, B> {
         } else {
             String::new()
         };
+        let teacher = s
+            .teacher
+            .as_ref()
+            .map_or(String::new(), |t| format!(" searched by the teacher ({t})"));
         let line = format!(
-            "iter {} | self-play {} games{handicap}, defenders {:.0}%, attackers {:.0}%, no result {:.0}%, {:.0} plies, {} samples, {:.0} games/h | loss {:.3} (policy {:.3}, value {:.3}) value acc {:.2}, {:.0} samples/s | {arena}{}{} | {:.0}s",
+            "iter {} | self-play {} games{teacher}{handicap}, defenders {:.0}%, attackers {:.0}%, no result {:.0}%, {:.0} plies, {} samples, {:.0} games/h | loss {:.3} (policy {:.3}, value {:.3}) value acc {:.2}, {:.0} samples/s | {arena}{}{} | {:.0}s",
             s.iteration,
             sp.games,
             100.0 * sp.defender_share(),
