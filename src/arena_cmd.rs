@@ -72,6 +72,7 @@ pub fn run(
         threads: pool.current_num_threads(),
         seed: settings.seed,
     };
+    let (a, b) = (&a.for_rules(rs), &b.for_rules(rs));
     let bar = crate::random_cmd::progress_bar(games as u64, "arena");
     // Inside the pool, so that network players batch for as many callers as there are threads.
     let result =

@@ -191,12 +191,11 @@ enum Command {
         out: std::path::PathBuf,
         /// The player of both sides in skilled rows: `level:N` or a spec (`mcts:heuristic:200`,
         /// `mcts:model=RUN:SIMS`, `mcts:model=shipped:200`). Default: tree search with the
-        /// hand-written evaluation at 1600 simulations, which every ruleset has; `level:3` is about
-        /// 4 times faster.
+        /// hand-written evaluation at 1600 simulations, the same player under every ruleset.
         #[arg(long, default_value = crate::balance::DEFAULT_SKILLED)]
         skilled: String,
         /// Exploration rule of skilled rows: each ply, the side to move plays a uniformly random
-        /// legal move with this probability (0 to 1).
+        /// legal move with this probability (0 to 1); a level that makes more mistakes keeps its own.
         #[arg(long, default_value_t = crate::balance::DEFAULT_EXPLORATION)]
         exploration: f32,
         /// Change a rule for this run, `KNOB=VALUE` as in the rules files (repeatable), for
@@ -244,7 +243,7 @@ enum Command {
         #[arg(long, default_value = "copenhagen")]
         rules: String,
         /// The player (`random`, `heuristic`, `mcts:rollout:800`, `mcts:model=RUN:200`,
-        /// `level:N`); default: level 3.
+        /// `level:N`); default: level 5, the strongest level, which makes no deliberate mistakes.
         #[arg(long)]
         player: Option<String>,
         /// AI level (see configs/levels.toml), instead of --player.
@@ -516,7 +515,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             let player = match (player, level) {
                 (Some(spec), _) => crate::players::resolve(&spec)?,
                 (None, Some(n)) => crate::players::level(n)?,
-                (None, None) => crate::players::level(3)?,
+                (None, None) => crate::players::level(5)?,
             };
             match protocol {
                 Protocol::Otep => crate::engine_cmd::run(&player, seed),

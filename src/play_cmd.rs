@@ -16,6 +16,8 @@ pub fn run(rs: &Ruleset, human: Side, ai: &Resolved, seed: u64) -> Result<(), St
 
 fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> Result<(), String> {
     let n = rules.n;
+    // A network level under rules with no shipped network plays its fallback (and hints with it).
+    let ai = &ai.for_rules(&rules.ruleset);
     let mut player: Player<B> = build(ai, seed, rules)?;
     let hint_spec = match &ai.spec {
         PlayerSpec::Mcts {
@@ -100,7 +102,9 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
                 let hinter = Resolved {
                     spec: hint_spec.clone(),
                     temperature: 0.0,
+                    exploration: 0.0,
                     label: "hint".into(),
+                    fallback: None,
                 };
                 let mut helper: Player<B> = build(&hinter, seed ^ 0x4117, rules)?;
                 if let Some((mv, res)) = helper.choose(rules, &game) {

@@ -14,8 +14,33 @@ pub struct Resolved {
     pub spec: PlayerSpec,
     /// Temperature for choosing among searched moves.
     pub temperature: f32,
-    /// What reports call it (`level 3 (mcts:heuristic:200)`).
+    /// Probability of a uniformly random move instead of the player's (a level's mistakes).
+    pub exploration: f32,
+    /// What reports call it (`level 4 (mcts:model=shipped:100, 20% random moves)`).
     pub label: String,
+    /// What plays instead under rules with no shipped model (a level's `fallback`).
+    pub fallback: Option<PlayerSpec>,
+}
+
+impl Resolved {
+    /// The player for `ruleset`: the level's fallback where its spec names the shipped model
+    /// and none was trained under these rules, else itself.
+    pub fn for_rules(&self, ruleset: &tafl_engine::Ruleset) -> Resolved {
+        let shipped = matches!(
+            &self.spec,
+            PlayerSpec::Mcts { evaluator: EvaluatorSpec::Model(p), .. } if p == tafl_trainer::shipped::SHIPPED_PATH
+        );
+        match &self.fallback {
+            Some(f) if shipped && tafl_trainer::shipped::for_rules(ruleset).is_err() => Resolved {
+                spec: f.clone(),
+                temperature: self.temperature,
+                exploration: self.exploration,
+                label: format!("{} (no shipped model for `{}`: {f})", self.label, ruleset.id()),
+                fallback: None,
+            },
+            _ => self.clone(),
+        }
+    }
 }
 
 /// Parses `level:N` or an engine player spec.
@@ -31,18 +56,40 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
         label: spec.to_string(),
         spec,
         temperature: 0.0,
+        exploration: 0.0,
+        fallback: None,
     })
 }
 
-/// AI level `n` of the built-in levels.
+/// The environment variable naming a levels file that replaces `configs/levels.toml`.
+pub const LEVELS_ENV: &str = "TAFL_LEVELS";
+
+/// The AI levels: the file `TAFL_LEVELS` names (a game site's own), else the built-in ones.
+pub fn levels() -> Result<Levels, String> {
+    match std::env::var_os(LEVELS_ENV) {
+        Some(p) if !p.is_empty() => {
+            Levels::load(std::path::Path::new(&p)).map_err(|e| format!("{LEVELS_ENV}: {e}"))
+        }
+        _ => Ok(Levels::builtin()),
+    }
+}
+
+/// AI level `n`.
 pub fn level(n: u32) -> Result<Resolved, String> {
-    let levels = Levels::builtin();
+    let levels = levels()?;
     let l = levels.get(n)?;
     let spec = l.spec()?;
+    let mistakes = if l.exploration > 0.0 {
+        format!(", {:.0}% random moves", 100.0 * l.exploration)
+    } else {
+        String::new()
+    };
     Ok(Resolved {
-        label: format!("level {n} ({spec})"),
+        label: format!("level {n} ({spec}{mistakes})"),
         spec,
         temperature: l.temperature,
+        exploration: l.exploration,
+        fallback: l.fallback_spec()?,
     })
 }
 
@@ -89,9 +136,12 @@ pub fn evaluator<B: BitSet>(e: &EvaluatorSpec, rules: &Rules<B>) -> Result<Arc<d
 }
 
 /// Builds the player for the rules in use (a model is checked against them).
+/// A level's fallback replaces it under rules with no shipped model.
 pub fn build<B: BitSet>(r: &Resolved, seed: u64, rules: &Rules<B>) -> Result<Player<B>, String> {
+    let r = &r.for_rules(&rules.ruleset);
     let factory = |e: &EvaluatorSpec| evaluator(e, rules);
     let mut p = Player::new(&r.spec, seed, &SearchConfig::default(), &factory)?;
     p.temperature = r.temperature;
+    p.exploration = r.exploration;
     Ok(p)
 }

@@ -307,7 +307,7 @@ fn levels_are_a_sweep_too() {
         "2",
         "--every",
         "3",
-        // The network levels search 200 and 400 simulations a move: a short game keeps this quick.
+        // The network levels search up to 800 simulations a move: a short game keeps this quick.
         "--ply-limit",
         "12",
         "--out",
@@ -322,7 +322,10 @@ fn levels_are_a_sweep_too() {
         .map(|p| p["level"].as_u64().unwrap())
         .collect();
     assert_eq!(levels, [1, 4, 5], "one level in 3 from level 1, and the last");
-    assert!(table.contains("level 4 (mcts:model=shipped:200)"), "{table}");
+    assert!(
+        table.contains("level 4 (mcts:model=shipped:100, 20% random moves)"),
+        "{table}"
+    );
 }
 
 #[test]

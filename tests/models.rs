@@ -75,7 +75,7 @@ fn no_model_is_offered_for_rules_it_was_not_trained_under() {
     let (ok, _, err) = tafl(
         &[
             "arena",
-            "level:4",
+            "mcts:model=shipped:4",
             "random",
             "--rules",
             "copenhagen",
@@ -85,6 +85,40 @@ fn no_model_is_offered_for_rules_it_was_not_trained_under() {
         "",
     );
     assert!(!ok && err.contains("no shipped model"), "{err}");
+}
+
+#[test]
+fn a_network_level_falls_back_to_its_classic_player_under_rules_with_no_model() {
+    // configs/levels.toml: every network level names a fallback, so the levels play any rules.
+    let (ok, out, err) = tafl(
+        &[
+            "arena",
+            "level:3",
+            "random",
+            "--rules",
+            "copenhagen",
+            "--games",
+            "2",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("no shipped model for `copenhagen`: mcts:heuristic:"),
+        "the report names what played: {out}"
+    );
+    // Under rules with a model, the same level is the network.
+    let (ok, out, err) = tafl(
+        &[
+            "arena", "level:3", "random", "--rules", "brandubh", "--games", "2",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("level 3 (mcts:model=shipped:") && !out.contains("no shipped model"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -224,4 +224,26 @@ fn players_from_specs_play_legal_moves_and_levels_load() {
     }
     assert!(Levels::parse("[[level]]\nlevel = 2\nplayer = \"random\"\n", "x").is_err());
     assert!(Levels::parse("[[level]]\nlevel = 1\nplayer = \"mcts:nope\"\n", "x").is_err());
+    // A fallback plays under any rules: it takes the level's simulations and needs no model.
+    let l = Levels::parse(
+        "[[level]]\nlevel = 1\nplayer = \"mcts:model=shipped\"\nsimulations = 50\nfallback = \"mcts:heuristic\"\n",
+        "x",
+    )
+    .unwrap();
+    assert_eq!(
+        l.0[0].fallback_spec().unwrap(),
+        Some(PlayerSpec::parse("mcts:heuristic:50").unwrap())
+    );
+    let e = Levels::parse(
+        "[[level]]\nlevel = 1\nplayer = \"mcts:model=shipped\"\nsimulations = 50\nfallback = \"mcts:model=other\"\n",
+        "x",
+    )
+    .unwrap_err();
+    assert!(e.contains("fallback") && e.contains("any rules"), "{e}");
+    let e = Levels::parse(
+        "[[level]]\nlevel = 1\nplayer = \"random\"\nfallback = \"mcts:oops\"\n",
+        "x",
+    )
+    .unwrap_err();
+    assert!(e.contains("level 1 fallback"), "{e}");
 }

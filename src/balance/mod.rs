@@ -29,8 +29,9 @@ use tafl_engine::{with_board, RandomStats, Ruleset};
 pub const DEFAULT_RULES: &str = "brandubh,tablut,hnefatafl";
 
 /// The skilled player of the default study: tree search with the hand-written evaluation at
-/// 1600 simulations. Named as a spec rather than a level because it must exist for every
-/// ruleset (the network levels need a shipped model for the rules); measured on 2 cores, the
+/// 1600 simulations. Named as a spec rather than a level because it must be the same player
+/// under every ruleset (a network level is a different network per ruleset, and its
+/// hand-written fallback where none is shipped); measured on 2 cores, the
 /// 1,500 skilled games of the default study take about 4 minutes with it.
 pub const DEFAULT_SKILLED: &str = "mcts:heuristic:1600";
 

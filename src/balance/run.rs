@@ -125,8 +125,9 @@ pub fn skilled_row<B: BitSet>(
             let s = game_seed(seed, i);
             let mut attackers = build::<B>(player, game_seed(s, 1), rules)?;
             let mut defenders = build::<B>(player, game_seed(s, 2), rules)?;
-            attackers.exploration = exploration;
-            defenders.exploration = exploration;
+            // A level's own mistakes stay; the study's exploration rule is the least there is.
+            attackers.exploration = attackers.exploration.max(exploration);
+            defenders.exploration = defenders.exploration.max(exploration);
             let game = play_game(rules, &mut attackers, &mut defenders, ply_limit);
             bar.inc(1);
             // A game stops without an outcome only if a player fails to move: no result.

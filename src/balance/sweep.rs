@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
-use tafl_engine::{with_board, EvaluatorSpec, Levels, PlayerSpec, RandomStats, Ruleset};
+use tafl_engine::{with_board, EvaluatorSpec, PlayerSpec, RandomStats, Ruleset};
 use tafl_trainer::run::{checkpoint_path, RunState, STATE_FILE};
 
 /// Games per point unless `--games` says otherwise: enough for a ±7 percentage point interval
@@ -331,11 +331,11 @@ fn level_points(req: &SweepRequest) -> Result<(Ruleset, Vec<Point>), String> {
         );
     }
     let ruleset = Ruleset::load(id).map_err(|e| format!("--rules: {e}"))?;
-    let points = Levels::builtin()
+    let points = crate::players::levels()?
         .0
         .iter()
         .map(|l| {
-            let player = crate::players::level(l.level)?;
+            let player = crate::players::level(l.level)?.for_rules(&ruleset);
             Ok(Point {
                 key: format!("level-{}", l.level),
                 iteration: None,
@@ -427,6 +427,8 @@ fn checkpoint_points(dir: &Path, req: &SweepRequest) -> Result<(Ruleset, u32, Ve
                     label: spec.to_string(),
                     spec,
                     temperature: 0.0,
+                    exploration: 0.0,
+                    fallback: None,
                 },
             })
         })
@@ -683,7 +685,9 @@ mod tests {
             player: Resolved {
                 spec: PlayerSpec::Random,
                 temperature: 0.0,
+                exploration: 0.0,
                 label: "random".into(),
+                fallback: None,
             },
             model: None,
         }

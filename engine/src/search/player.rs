@@ -266,9 +266,18 @@ pub struct Level {
     /// Temperature for choosing among searched moves.
     #[serde(default)]
     pub temperature: f32,
+    /// Probability of a deliberate mistake each move: a uniformly random legal move instead
+    /// of the player's choice. Under rules where one side wins nearly every game between
+    /// competent players, mistakes are what make a level beatable, and weaker than the next.
+    #[serde(default)]
+    pub exploration: f32,
     /// What a user reads in menus.
     #[serde(default)]
     pub description: String,
+    /// The player (with the same simulations) under rules that no model named by `player`
+    /// was trained for: a network level still plays a ruleset that ships no network.
+    #[serde(default)]
+    pub fallback: Option<String>,
 }
 
 impl Level {
@@ -279,6 +288,31 @@ impl Level {
             None => self.player.clone(),
         };
         PlayerSpec::parse(&text).map_err(|e| format!("level {}: {e}", self.level))
+    }
+
+    /// The full player spec of the fallback, if the level has one.
+    pub fn fallback_spec(&self) -> Result<Option<PlayerSpec>, String> {
+        let Some(f) = &self.fallback else {
+            return Ok(None);
+        };
+        let text = match self.simulations {
+            Some(s) if f.starts_with("mcts:") => format!("{f}:{s}"),
+            _ => f.clone(),
+        };
+        let spec = PlayerSpec::parse(&text).map_err(|e| format!("level {} fallback: {e}", self.level))?;
+        if matches!(
+            spec,
+            PlayerSpec::Mcts {
+                evaluator: EvaluatorSpec::Model(_),
+                ..
+            }
+        ) {
+            return Err(format!(
+                "level {} fallback: `{f}` needs a model itself; a fallback must play under any rules",
+                self.level
+            ));
+        }
+        Ok(Some(spec))
     }
 }
 
@@ -316,14 +350,29 @@ impl Levels {
                 ));
             }
             l.spec().map_err(|e| format!("levels file `{file}`: {e}"))?;
+            l.fallback_spec()
+                .map_err(|e| format!("levels file `{file}`: {e}"))?;
             if !(l.temperature.is_finite() && l.temperature >= 0.0) {
                 return Err(format!(
                     "levels file `{file}`: level {}: temperature must be >= 0",
                     l.level
                 ));
             }
+            if !(0.0..=1.0).contains(&l.exploration) {
+                return Err(format!(
+                    "levels file `{file}`: level {}: exploration must be within 0..=1",
+                    l.level
+                ));
+            }
         }
         Ok(Levels(f.level))
+    }
+
+    /// Reads a levels file (a game site's own levels, `TAFL_LEVELS`).
+    pub fn load(path: &std::path::Path) -> Result<Levels, String> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("levels file `{}`: {e}", path.display()))?;
+        Levels::parse(&text, &path.display().to_string())
     }
 
     /// Level `n` (1-based).

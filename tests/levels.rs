@@ -1,0 +1,132 @@
+//! AI levels: the built-in table of `configs/levels.toml`, a site's own file through
+//! `TAFL_LEVELS`, and a level's deliberate mistakes (`exploration`) reaching its play.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn tafl(args: &[&str], levels: Option<&PathBuf>) -> (bool, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tafl"));
+    cmd.args(args).env_remove("TAFL_LEVELS");
+    if let Some(p) = levels {
+        cmd.env("TAFL_LEVELS", p);
+    }
+    let out = cmd.output().expect("run tafl");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn levels_file(name: &str, text: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("tafl-levels-{name}-{}.toml", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The score of A from an arena report (`A: ... score 0.725 over 40 games`).
+fn score(out: &str) -> f64 {
+    out.split("score ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no score in {out}"))
+}
+
+#[test]
+fn a_level_makes_its_deliberate_mistakes() {
+    // Two levels with the same greedy player; level 2 plays every move at random. Were its
+    // mistakes dropped, the two would be the same player and every pair would split 1-1 (the
+    // defenders win between equals); as it is, level 1 beats it from both sides.
+    let file = levels_file(
+        "mistakes",
+        "[[level]]\nlevel = 1\nplayer = \"heuristic\"\n\n[[level]]\nlevel = 2\nplayer = \"heuristic\"\nexploration = 1.0\n",
+    );
+    let (ok, out, err) = tafl(
+        &[
+            "arena", "level:1", "level:2", "--rules", "brandubh", "--games", "20", "--seed", "1",
+        ],
+        Some(&file),
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("level 2 (heuristic, 100% random moves)"), "{out}");
+    assert!(score(&out) >= 0.75, "{out}");
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn a_sites_own_levels_file_replaces_the_built_in_one() {
+    let file = levels_file(
+        "site",
+        "[[level]]\nlevel = 1\nplayer = \"mcts:heuristic\"\nsimulations = 8\n",
+    );
+    let (ok, out, err) = tafl(
+        &[
+            "arena", "level:1", "random", "--rules", "brandubh", "--games", "2",
+        ],
+        Some(&file),
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("level 1 (mcts:heuristic:8)"), "{out}");
+    // Its level 2 does not exist; the built-in table has five.
+    let (ok, _, err) = tafl(
+        &[
+            "arena", "level:2", "random", "--rules", "brandubh", "--games", "2",
+        ],
+        Some(&file),
+    );
+    assert!(!ok && err.contains("no level 2; levels are 1..=1"), "{err}");
+    let (ok, out, err) = tafl(
+        &[
+            "arena",
+            "level:5",
+            "random",
+            "--rules",
+            "brandubh",
+            "--games",
+            "2",
+            "--ply-limit",
+            "8",
+            "--opening-plies",
+            "2",
+        ],
+        None,
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("level 5 (mcts:model=shipped:400)"), "{out}");
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn a_bad_levels_file_is_refused_naming_the_variable_the_file_and_the_level() {
+    let missing = std::env::temp_dir().join("tafl-levels-none/nope.toml");
+    let (ok, _, err) = tafl(
+        &["arena", "level:1", "random", "--rules", "brandubh"],
+        Some(&missing),
+    );
+    assert!(!ok);
+    assert!(err.contains("TAFL_LEVELS") && err.contains("nope.toml"), "{err}");
+    for (name, text, why) in [
+        (
+            "explore",
+            "[[level]]\nlevel = 1\nplayer = \"random\"\nexploration = 1.5\n",
+            "level 1: exploration must be within 0..=1",
+        ),
+        (
+            "order",
+            "[[level]]\nlevel = 2\nplayer = \"random\"\n",
+            "level 2 is listed in place 1",
+        ),
+        (
+            "fallback",
+            "[[level]]\nlevel = 1\nplayer = \"mcts:model=shipped\"\nsimulations = 5\nfallback = \"mcts:model=x\"\n",
+            "level 1 fallback",
+        ),
+    ] {
+        let file = levels_file(name, text);
+        let (ok, _, err) = tafl(&["arena", "level:1", "random", "--rules", "brandubh"], Some(&file));
+        assert!(!ok, "{name}");
+        assert!(err.contains("TAFL_LEVELS") && err.contains(why), "{name}: {err}");
+        let _ = std::fs::remove_file(&file);
+    }
+}
