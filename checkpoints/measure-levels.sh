@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Measures the AI levels of configs/levels.toml against each other: each level plays the level
 # below it in colour-swapped pairs from shared random openings, under each ruleset with a
-# shipped model, and the results become the table in checkpoints/README.md.
+# shipped model (and Copenhagen, where levels 3-5 play their fallback), and the results become
+# the table in checkpoints/README.md.
 #
-#   checkpoints/measure-levels.sh [GAMES] [RULESETS...]      (default: 100 brandubh tablut hnefatafl)
+#   checkpoints/measure-levels.sh [GAMES] [RULESETS...]      (default: 200 brandubh tablut hnefatafl copenhagen)
 #
 # Needs the release binary (cargo build --release). Prints a markdown table on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-games="${1:-100}"
+games="${1:-200}"
 shift || true
-rulesets=("${@:-brandubh tablut hnefatafl}")
+rulesets=("${@:-brandubh tablut hnefatafl copenhagen}")
 read -r -a rulesets <<<"${rulesets[*]}"
 tafl=target/release/tafl
 levels=$(grep -c '^\[\[level\]\]' configs/levels.toml)

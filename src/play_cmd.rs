@@ -94,7 +94,11 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
             }
             "hint" => {
                 show = false;
-                if game.outcome().is_some() || game.position().to_move() != human {
+                if game.outcome().is_some() {
+                    println!("no hint: the game is over");
+                    continue;
+                }
+                if game.position().to_move() != human {
                     println!("no hint: it is not your turn");
                     continue;
                 }

@@ -232,7 +232,13 @@ fn a_played_game_ends_with_its_outcome_and_reason() {
     writeln!(stdin, "hint").unwrap();
     let mut ending = None;
     let mut moves = 0;
+    let mut refused_after_the_end = false;
     while let Some(Ok(line)) = lines.next() {
+        // The last hint asked for comes after the final move and is refused.
+        if line.contains("no hint: ") {
+            refused_after_the_end |= line.contains("no hint: the game is over");
+            continue;
+        }
         if let Some(rest) = line.split("hint: ").nth(1) {
             let mv = rest.split_whitespace().next().unwrap().to_string();
             writeln!(stdin, "{mv}").unwrap();
@@ -254,6 +260,7 @@ fn a_played_game_ends_with_its_outcome_and_reason() {
     eprintln!("after {moves} moves of ours: {ending}");
     assert!(moves >= 1);
     assert!(ending.contains('('), "the outcome names its reason: {ending}");
+    assert!(refused_after_the_end, "a hint after the end is refused as such");
 }
 
 #[test]

@@ -509,6 +509,10 @@ mod tests {
             ("tablut", include_str!("../../configs/train/tablut.toml")),
             ("hnefatafl", include_str!("../../configs/train/hnefatafl.toml")),
             ("tiny", include_str!("../../configs/train/tiny.toml")),
+            (
+                "brandubh",
+                include_str!("../../configs/train/brandubh-small.toml"),
+            ),
             ("tablut", include_str!("../../configs/train/tablut-small.toml")),
             (
                 "hnefatafl",
