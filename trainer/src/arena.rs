@@ -50,8 +50,6 @@ impl<B: BitSet> Contender<B> {
 pub struct MatchResult {
     /// A's score per game, in game order.
     pub scores: Vec<f64>,
-    /// The side A played in each game.
-    pub sides: Vec<Side>,
     /// Plies of each game.
     pub plies: Vec<u32>,
     /// A's (wins, draws, losses) as attackers.
@@ -182,7 +180,6 @@ pub fn play_match_with<B: BitSet>(
     let mut out = MatchResult::default();
     for (_, side, score, plies) in r {
         out.scores.push(score);
-        out.sides.push(side);
         out.plies.push(plies);
         let t = match side {
             Side::Attackers => &mut out.as_attackers,

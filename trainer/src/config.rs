@@ -126,6 +126,16 @@ pub enum TeacherEvaluator {
     Rollout,
 }
 
+impl TeacherEvaluator {
+    /// Its name in configs, logs and `state.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TeacherEvaluator::Heuristic => "heuristic",
+            TeacherEvaluator::Rollout => "rollout",
+        }
+    }
+}
+
 /// A warm start: the first iterations' self-play searches with a classic evaluator instead of
 /// the network, so the first networks learn from games far stronger than an untrained
 /// network's (expert iteration). Classic evaluations cost microseconds, so these iterations

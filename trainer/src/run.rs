@@ -74,7 +74,7 @@ pub struct IterationSummary {
     /// The classic evaluator self-play searched with (`teacher` of the config), if not the
     /// network.
     #[serde(default)]
-    pub teacher: Option<String>,
+    pub teacher: Option<TeacherEvaluator>,
     /// Ladder results: (anchor, Elo, low, high) for the best network.
     pub ladder: Vec<(String, f64, f64, f64)>,
 }
@@ -146,14 +146,6 @@ impl RunState {
     fn save(&self, dir: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
         write_atomic(&dir.join(STATE_FILE), text.as_bytes()).map_err(|e| e.to_string())
-    }
-}
-
-/// The name a teacher has in logs and in `state.json`.
-fn teacher_name(t: TeacherEvaluator) -> &'static str {
-    match t {
-        TeacherEvaluator::Heuristic => "heuristic",
-        TeacherEvaluator::Rollout => "rollout",
     }
 }
 
@@ -325,7 +317,8 @@ impl<B: BitSet> Trainer<'_, B> {
         )))
     }
 
-    /// Plays the iteration's games with the best network; shards already on disk count as done.
+    /// Plays the iteration's games with the best network, or with the teacher in the config's
+    /// first iterations; shards already on disk count as done.
     fn selfplay(&self, state: &mut RunState) -> Result<(), String> {
         let it = state.iteration;
         let (sp, teacher) = self.config.selfplay_at(it);
@@ -376,7 +369,7 @@ impl<B: BitSet> Trainer<'_, B> {
                 self.log.line(
                     &format!(
                         "iteration {it}: self-play searches with the teacher ({}, {} simulations), not the network",
-                        teacher_name(t),
+                        t.name(),
                         sp.simulations
                     ),
                     !self.options.quiet,
@@ -391,7 +384,7 @@ impl<B: BitSet> Trainer<'_, B> {
                 }
             }
         };
-        state.current.teacher = teacher.map(|t| teacher_name(t).to_string());
+        state.current.teacher = teacher;
         let encoder = Encoder::new(self.ruleset);
         let bar = self.bar(total, &format!("iter {it} self-play"));
         bar.set_position(first);
@@ -745,10 +738,9 @@ impl<B: BitSet> Trainer<'_, B> {
         } else {
             String::new()
         };
-        let teacher = s
-            .teacher
-            .as_ref()
-            .map_or(String::new(), |t| format!(" searched by the teacher ({t})"));
+        let teacher = s.teacher.map_or(String::new(), |t| {
+            format!(" searched by the teacher ({})", t.name())
+        });
         let line = format!(
             "iter {} | self-play {} games{teacher}{handicap}, defenders {:.0}%, attackers {:.0}%, no result {:.0}%, {:.0} plies, {} samples, {:.0} games/h | loss {:.3} (policy {:.3}, value {:.3}) value acc {:.2}, {:.0} samples/s | {arena}{}{} | {:.0}s",
             s.iteration,
