@@ -1,5 +1,8 @@
 //! End-to-end tests of the `tafl` binary.
 
+mod cmd;
+
+use cmd::tafl_stdin;
 use std::process::Command;
 
 fn tafl(args: &[&str]) -> (bool, String, String) {
@@ -152,24 +155,6 @@ fn every_builtin_works_from_any_directory() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-}
-
-fn tafl_stdin(args: &[&str], input: &str) -> (bool, String, String) {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run tafl");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -1,31 +1,10 @@
 //! The shipped models at work: `checkpoints/<rules>/` built into the binary as
 //! `mcts:model=shipped`, the network levels, analysis and hints from the network.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+mod cmd;
 
-fn tafl(args: &[&str], stdin: &str) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tafl");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait for tafl");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use cmd::tafl_stdin as tafl;
+use std::path::PathBuf;
 
 #[test]
 fn each_shipped_model_analyses_positions_of_its_rules() {

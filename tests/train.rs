@@ -27,6 +27,20 @@ fn config(dir: &Path) -> PathBuf {
     p
 }
 
+/// `tafl train CONFIG --out RUN --quiet`, to its end.
+fn train(cfg: &Path, run: &Path) -> std::process::Output {
+    tafl()
+        .args([
+            "train",
+            cfg.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap()
+}
+
 fn state(run: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap()
 }
@@ -124,16 +138,7 @@ fn a_run_killed_mid_iteration_resumes_and_finishes() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("trained for ruleset `brandubh`"));
     // A run folder is not started twice.
-    let again = tafl()
-        .args([
-            "train",
-            cfg.to_str().unwrap(),
-            "--out",
-            run.to_str().unwrap(),
-            "--quiet",
-        ])
-        .output()
-        .unwrap();
+    let again = train(&cfg, &run);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -149,16 +154,7 @@ fn a_teacher_searches_the_first_iterations_and_the_network_the_rest() {
     );
     let cfg = dir.join("teacher.toml");
     std::fs::write(&cfg, text).unwrap();
-    let out = tafl()
-        .args([
-            "train",
-            cfg.to_str().unwrap(),
-            "--out",
-            run.to_str().unwrap(),
-            "--quiet",
-        ])
-        .output()
-        .unwrap();
+    let out = train(&cfg, &run);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let st = state(&run);
     let h = &st["history"];
