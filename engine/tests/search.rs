@@ -247,3 +247,144 @@ fn players_from_specs_play_legal_moves_and_levels_load() {
     .unwrap_err();
     assert!(e.contains("level 1 fallback"), "{e}");
 }
+
+/// An evaluator that puts almost all its prior on one move (by its text) and values every
+/// position at `value` for the side to move.
+struct Fixated {
+    favourite: &'static str,
+    value: f32,
+}
+
+impl Evaluator<u128> for Fixated {
+    fn evaluate(&self, rules: &Rules<u128>, inputs: &[EvalInput<'_, u128>]) -> Vec<Evaluation> {
+        let n = rules.n;
+        inputs
+            .iter()
+            .map(|i| {
+                let k = i.moves.len().max(1) as f32;
+                let fav = i.moves.iter().position(|m| m.text(n) == self.favourite);
+                let priors = (0..i.moves.len())
+                    .map(|j| match fav {
+                        Some(f) if f == j => 0.99,
+                        Some(_) => 0.01 / (k - 1.0).max(1.0),
+                        None => 1.0 / k,
+                    })
+                    .collect();
+                Evaluation {
+                    priors,
+                    wdl: Wdl::from_value(self.value),
+                }
+            })
+            .collect()
+    }
+    fn name(&self) -> String {
+        "fixated".into()
+    }
+}
+
+/// Attackers to move; moving the attacker off a6 (or a3) opens a corner to the king on a5.
+fn open_corner_position(r: &Rules<u128>) -> Game<u128> {
+    let pos = Position::from_diagram(
+        r,
+        "
+        7 # . . . . . #
+        6 A . . . . . .
+        5 K . . . . . .
+        4 . . . . . . .
+        3 A . . . . . .
+        2 . . . . . . .
+        1 # . . . . A #
+          a b c d e f g",
+        Side::Attackers,
+    )
+    .unwrap();
+    Game::from_position(r, pos)
+}
+
+#[test]
+fn a_move_the_solver_refuted_is_not_played_while_another_does_not_lose() {
+    // The prior pushes a6-f6 (after which the king escapes to a7); two simulations visit it
+    // once and prove it lost. It is the only visited move, yet it must not be chosen, by the
+    // most-visited rule or by a temperature draw.
+    let r = rules("brandubh");
+    let game = open_corner_position(&r);
+    let eval = Fixated {
+        favourite: "a6-f6",
+        value: 0.0,
+    };
+    for temperature in [0.0, 1.0] {
+        let config = SearchConfig {
+            simulations: 2,
+            ..SearchConfig::default()
+        };
+        let res = Search::new(config, &game, 3).run(&r, &eval, temperature).unwrap();
+        let refuted = res.moves.iter().find(|m| m.mv.text(7) == "a6-f6").unwrap();
+        assert_eq!(refuted.proven, Some(-1), "the solver refutes a6-f6");
+        assert!(refuted.visits > 0);
+        let chosen = res.moves.iter().find(|m| m.mv == res.best).unwrap();
+        assert_ne!(chosen.proven, Some(-1), "temperature {temperature}: chose {}", res.best.text(7));
+        // Nor is it taught as a good move.
+        let i = res.moves.iter().position(|m| m.mv.text(7) == "a6-f6").unwrap();
+        assert_eq!(res.policy[i], 0.0, "temperature {temperature}: {:?}", res.policy);
+    }
+}
+
+#[test]
+fn a_solved_root_teaches_its_winning_moves() {
+    // The king escapes at once (c7-a7); the search stops as soon as that is proven, and the
+    // policy target must point at the proven wins, not at the prior it stopped at.
+    let r = rules("brandubh");
+    let pos = Position::from_diagram(
+        &r,
+        "
+        7 # . K A . . #
+        6 . . . A . . .
+        5 . . . . . . .
+        4 A A D . D A A
+        3 . . . D . . .
+        2 . . . A . . .
+        1 # . . A . . #
+          a b c d e f g",
+        Side::Defenders,
+    )
+    .unwrap();
+    let game = Game::from_position(&r, pos);
+    for config in configs(32) {
+        let res = search(&r, &game, config.clone(), &Uniform);
+        let on_wins: f32 = res
+            .moves
+            .iter()
+            .zip(&res.policy)
+            .filter(|(m, _)| m.proven == Some(1))
+            .map(|(_, p)| p)
+            .sum();
+        assert!((on_wins - 1.0).abs() < 1e-5, "{:?}: {on_wins}", config.root);
+    }
+}
+
+#[test]
+fn a_gumbel_root_below_k_simulations_plays_a_searched_move() {
+    // With fewer simulations than `gumbel_k`, only min(k, budget) candidates are drawn, so
+    // each is visited and the choice rests on the search, never on an unvisited move that
+    // a default value of 0 put above every visited one (the evaluator here says every
+    // position is good for its side to move, so every visited root move looks bad).
+    let r = rules("brandubh");
+    let game = Game::new(&r);
+    let eval = Fixated {
+        favourite: "none",
+        value: 0.6,
+    };
+    for sims in [4, 8, 12] {
+        for seed in 0..20 {
+            let config = SearchConfig {
+                simulations: sims,
+                root: RootSelection::Gumbel,
+                gumbel_k: 16,
+                ..SearchConfig::default()
+            };
+            let res = Search::new(config, &game, seed).run(&r, &eval, 0.0).unwrap();
+            let chosen = res.moves.iter().find(|m| m.mv == res.best).unwrap();
+            assert!(chosen.visits > 0, "{sims} simulations, seed {seed}: chose an unvisited move");
+        }
+    }
+}

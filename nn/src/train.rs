@@ -28,6 +28,7 @@
 
 use crate::encoding::Encoder;
 use crate::model::{NetOutput, TaflNet};
+use burn::module::{ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
@@ -49,7 +50,8 @@ pub struct Sample {
     /// The policy indices of the legal moves: the loss's softmax runs over these only. Empty
     /// for no mask.
     pub legal: Vec<u32>,
-    /// Target win/draw/loss probabilities for the side to move.
+    /// Target win/draw/loss probabilities for the side to move; all zeros for a sample with
+    /// no value target (policy only).
     pub wdl: [f32; 3],
     /// Plies left until the game ended.
     pub moves_left: f32,
@@ -238,14 +240,23 @@ pub fn loss(output: NetOutput, batch: &Batch, config: &LossConfig) -> Losses {
         .sum_dim(1) // [B, 1]
         .mean() // [1]
         .neg();
+    // A sample whose win/draw/loss target is all zeros has no value target (a position of
+    // a handicapped game before the handicapped side's last blunder: its result says nothing
+    // of even play): it weighs 0 in the value and moves-left terms, which are averaged over
+    // the samples that have one.
+    let has_value = batch.wdl.clone().sum_dim(1); // [B, 1], 1 or 0
+    let with_value = has_value.clone().sum().clamp_min(1.0); // [1]
     let value = (batch.wdl.clone() * log_softmax(output.wdl, 1)) // [B, 3]
         .sum_dim(1) // [B, 1]
-        .mean() // [1]
+        .sum() // [1]
+        .div(with_value.clone())
         .neg();
     let moves_left = output.moves_left.map(|m| {
         let d = (m - batch.moves_left.clone()).abs(); // [B, 1]
         let small = d.clone().clamp_max(1.0); // [B, 1]
-        (small.clone() * small.clone() * 0.5 + d - small).mean() // [1]
+        ((small.clone() * small.clone() * 0.5 + d - small) * has_value) // [B, 1]
+            .sum() // [1]
+            .div(with_value)
     });
     let mut total = policy.clone() * config.policy_weight + value.clone() * config.value_weight;
     if let Some(m) = &moves_left {
@@ -267,11 +278,74 @@ pub struct Learner {
     steps: u64,
 }
 
+/// Gives a module's float parameters the ids 0, 1, 2, ... in the order the module visits them.
+struct StableIds {
+    next: u64,
+}
+
+impl ModuleMapper for StableIds {
+    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        let (_, tensor, mapper) = param.consume();
+        let id = ParamId::from(self.next);
+        self.next += 1;
+        Param::from_mapped_value(id, tensor, mapper)
+    }
+}
+
+/// The model with parameter ids that depend only on its architecture. The optimizer keeps its
+/// state (AdamW's moments and step count) per parameter id, and a model loaded from safetensors
+/// gets fresh random ids: without this a saved optimizer state would never match the model it
+/// is loaded for, and every training phase would restart Adam from step 1.
+pub fn with_stable_param_ids(model: TaflNet) -> TaflNet {
+    model.map(&mut StableIds { next: 0 })
+}
+
+/// Finds the first parameter holding a NaN or an infinity, by its path in the module.
+struct NonFinite {
+    path: Vec<String>,
+    found: Option<String>,
+}
+
+impl ModuleVisitor for NonFinite {
+    fn enter_module(&mut self, name: &str, _container_type: &str) {
+        self.path.push(name.to_string());
+    }
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        self.path.pop();
+    }
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        if self.found.is_some() {
+            return;
+        }
+        let values: Vec<f32> = param.val().into_data().convert::<f32>().try_to_vec::<f32>().unwrap_or_default();
+        if values.iter().any(|v| !v.is_finite()) {
+            self.found = Some(if self.path.is_empty() {
+                "a parameter".to_string()
+            } else {
+                self.path.join(".")
+            });
+        }
+    }
+}
+
+/// The path of the first parameter of `model` that is not a finite number, if any (a diverged
+/// training run).
+pub fn non_finite_parameter(model: &TaflNet) -> Option<String> {
+    let mut v = NonFinite {
+        path: Vec::new(),
+        found: None,
+    };
+    model.visit(&mut v);
+    v.found
+}
+
 impl Learner {
-    /// A learner for a model on an autodiff device (`device.autodiff()`).
+    /// A learner for a model on an autodiff device (`device.autodiff()`). The model's
+    /// parameter ids are made stable ([`with_stable_param_ids`]) so that an optimizer state
+    /// saved by one learner resumes in the next.
     pub fn new(model: TaflNet, optim: ModuleOptimizer, loss: LossConfig) -> Learner {
         Learner {
-            model: Some(model),
+            model: Some(with_stable_param_ids(model)),
             optim,
             loss,
             steps: 0,

@@ -411,3 +411,86 @@ fn random_symmetry_keeps_priors_on_the_legal_moves() {
     // An untrained network is not symmetric, so some evaluation must differ.
     assert!(got.iter().zip(&want).any(|(g, w)| !close(g, w)));
 }
+
+#[test]
+fn an_optimizer_state_resumes_on_the_model_reloaded_from_its_checkpoint() {
+    // A training phase saves the model (safetensors) and AdamW's state; the next phase loads
+    // both. Its next step must be the step the first learner would have taken, which holds
+    // only if the saved moments find their parameters again.
+    use burn::optim::AdamWConfig;
+    let ruleset = Ruleset::builtin("brandubh");
+    let enc = Encoder::new(&ruleset);
+    let device = default_device().autodiff();
+    device.seed(11);
+    let config = NetConfig::tiny(7).with_moves_left(true);
+    let mut first = Learner::new(config.init(&device), AdamWConfig::new().init(), LossConfig::new());
+    let batch = Batch::new(&enc, &hand_made_samples(&ruleset), &device);
+    for _ in 0..3 {
+        first.step(&batch, 1e-2);
+    }
+    let dir = temp_dir("optimizer-resume");
+    save_checkpoint(&dir, &first.inference_model(), &Manifest::new(&ruleset, &config, 3)).unwrap();
+    let saved = first.optimizer().into_bytes().unwrap();
+    let reload = || load_checkpoint(&dir, &ruleset, &device).unwrap().0;
+    let optim = AdamWConfig::new()
+        .init()
+        .from_bytes(burn::tensor::Bytes::from_bytes_vec(saved.to_vec()))
+        .unwrap();
+    let mut resumed = Learner::new(reload(), optim, LossConfig::new());
+    let mut fresh = Learner::new(reload(), AdamWConfig::new().init(), LossConfig::new());
+    first.step(&batch, 1e-2);
+    resumed.step(&batch, 1e-2);
+    fresh.step(&batch, 1e-2);
+    let input = fixed_batch(&ruleset, 4);
+    let (p1, w1, _) = outputs(&first.inference_model(), input.clone());
+    let (p2, w2, _) = outputs(&resumed.inference_model(), input.clone());
+    let (p3, w3, _) = outputs(&fresh.inference_model(), input);
+    let diff = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+    assert!(diff(&p1, &p2) < 1e-4 && diff(&w1, &w2) < 1e-4, "{} {}", diff(&p1, &p2), diff(&w1, &w2));
+    // A fresh optimizer takes another step: the test can tell them apart.
+    assert!(diff(&p1, &p3) > 1e-3 || diff(&w1, &w3) > 1e-3);
+    // The state holds one entry per parameter: it does not grow from phase to phase.
+    let again = resumed.optimizer().into_bytes().unwrap();
+    assert!(again.len() <= saved.len() + saved.len() / 10, "{} -> {}", saved.len(), again.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_sample_without_a_value_target_trains_only_the_policy() {
+    // All-zero win/draw/loss targets mean "no value target": such samples add nothing to
+    // the value loss, which is averaged over the samples that have one.
+    let ruleset = Ruleset::builtin("brandubh");
+    let enc = Encoder::new(&ruleset);
+    let device = default_device();
+    device.seed(5);
+    let model = NetConfig::tiny(7).with_moves_left(true).init(&device);
+    let samples = hand_made_samples(&ruleset);
+    let with = loss(model.forward(Batch::new(&enc, &samples[..3], &device).input), &Batch::new(&enc, &samples[..3], &device), &LossConfig::new()).values();
+    let mut padded = samples[..3].to_vec();
+    for s in &samples[3..] {
+        let mut s = s.clone();
+        s.wdl = [0.0; 3];
+        padded.push(s);
+    }
+    let batch = Batch::new(&enc, &padded, &device);
+    let mixed = loss(model.forward(batch.input.clone()), &batch, &LossConfig::new()).values();
+    assert!((with.value - mixed.value).abs() < 1e-5, "{with:?} {mixed:?}");
+    assert!((with.moves_left - mixed.moves_left).abs() < 1e-5, "{with:?} {mixed:?}");
+    assert!(mixed.policy > 0.0);
+}
+
+#[test]
+fn a_parameter_that_is_not_a_number_is_named() {
+    let device = default_device();
+    let model = NetConfig::tiny(7).init(&device);
+    assert_eq!(non_finite_parameter(&model), None);
+    // Poison every weight with NaN, as a diverged step would.
+    struct Poison;
+    impl burn::module::ModuleMapper for Poison {
+        fn map_float<const D: usize>(&mut self, p: burn::module::Param<Tensor<D>>) -> burn::module::Param<Tensor<D>> {
+            p.map(|t| t.mul_scalar(f32::NAN))
+        }
+    }
+    let bad = model.map(&mut Poison);
+    assert!(non_finite_parameter(&bad).is_some());
+}

@@ -299,7 +299,11 @@ impl<B: BitSet> Search<B> {
         let g: Vec<f32> = kids.iter().map(|_| noise::gumbel(&mut self.rng)).collect();
         let mut cand: Vec<usize> = (0..kids.len()).collect();
         cand.sort_by(|&a, &b| (g[b] + logits[b]).total_cmp(&(g[a] + logits[a])));
-        cand.truncate((self.config.gumbel_k as usize).min(kids.len()));
+        // min(k, budget) candidates, as the published algorithm: with fewer simulations than
+        // candidates, most would never be visited and the halving would rank them by their
+        // Gumbel sample and prior alone.
+        let k = (self.config.gumbel_k as usize).min(budget.max(1) as usize);
+        cand.truncate(k.min(kids.len()));
         let phases = (cand.len() as f32).log2().ceil().max(1.0) as u32;
         let mut ran = 0u32;
         let mut left = budget;
@@ -318,7 +322,7 @@ impl<B: BitSet> Search<B> {
                 ran += r;
                 left = left.saturating_sub(r.max(1));
             }
-            let score = |s: &Self, i: usize| g[i] + logits[i] + s.sigma(s.nodes[kids[i]].q());
+            let score = |s: &Self, i: usize| g[i] + logits[i] + s.sigma(s.completed_q(kids[i]));
             cand.sort_by(|&a, &b| score(self, b).total_cmp(&score(self, a)));
             cand.truncate(cand.len().div_ceil(2));
         }
@@ -331,13 +335,38 @@ impl<B: BitSet> Search<B> {
             ran += r;
             left = left.saturating_sub(r);
         }
-        let score = |s: &Self, i: usize| g[i] + logits[i] + s.sigma(s.nodes[kids[i]].q());
+        let score = |s: &Self, i: usize| g[i] + logits[i] + s.sigma(s.completed_q(kids[i]));
         let best = cand
             .iter()
             .copied()
             .max_by(|&a, &b| score(self, a).total_cmp(&score(self, b)))
             .unwrap_or(0);
         (kids[best], ran)
+    }
+
+    /// The root's value for its side to move: the mean of its simulations, 0 before any.
+    fn root_value(&self) -> f32 {
+        let root = &self.nodes[self.root];
+        if root.visits > 0 {
+            -root.q()
+        } else {
+            0.0
+        }
+    }
+
+    /// The completed Q of a root child, for the side to move at the root: its proven result
+    /// when the solver has one, its mean value when visited, else the root's value (an
+    /// unvisited move is assumed as good as the position, neither better nor worse: scoring
+    /// it 0 would rank it above every visited move whenever the side to move is behind).
+    fn completed_q(&self, child: usize) -> f32 {
+        let n = &self.nodes[child];
+        if n.proven != UNKNOWN {
+            n.proven as f32
+        } else if n.visits > 0 {
+            n.q()
+        } else {
+            self.root_value()
+        }
     }
 
     /// The monotone transform of a value in [-1, 1] used by the Gumbel root.
@@ -605,47 +634,73 @@ impl<B: BitSet> Search<B> {
             })
             .collect();
         let total_visits: u32 = moves.iter().map(|m| m.visits).sum();
-        let policy: Vec<f32> = if self.config.root == RootSelection::Gumbel {
-            let root_v = -root.q();
+        let winning: Vec<usize> = (0..kids.len()).filter(|&i| moves[i].proven == Some(1)).collect();
+        // A proven loss is played only when every move loses: the move choice (most visited,
+        // temperature draw, Gumbel choice) never prefers a refuted move over a drawing or
+        // unresolved one, even if the move gathered visits before the solver refuted it.
+        let all_lose = moves.iter().all(|m| m.proven == Some(-1));
+        let allowed = |i: usize| all_lose || moves[i].proven != Some(-1);
+        let policy: Vec<f32> = if !winning.is_empty() {
+            // A solved root teaches its proven wins, not the prior the search stopped at.
+            let share = 1.0 / winning.len() as f32;
+            (0..kids.len())
+                .map(|i| if moves[i].proven == Some(1) { share } else { 0.0 })
+                .collect()
+        } else if self.config.root == RootSelection::Gumbel {
             let logits: Vec<f32> = kids
                 .iter()
-                .map(|&c| {
-                    let n = &self.nodes[c];
-                    let q = if n.visits > 0 { n.q() } else { root_v };
-                    n.prior.max(1e-12).ln() + self.sigma(q)
-                })
+                .map(|&c| self.nodes[c].prior.max(1e-12).ln() + self.sigma(self.completed_q(c)))
                 .collect();
             softmax(&logits)
         } else if total_visits == 0 {
             moves.iter().map(|m| m.prior).collect()
         } else {
-            moves
-                .iter()
-                .map(|m| m.visits as f32 / total_visits as f32)
+            // Visit shares of the moves not proven lost; if only refuted moves were visited,
+            // the prior of the others.
+            let allowed_visits: u32 = (0..kids.len()).filter(|&i| allowed(i)).map(|i| moves[i].visits).sum();
+            let allowed_prior: f32 = (0..kids.len()).filter(|&i| allowed(i)).map(|i| moves[i].prior).sum();
+            (0..kids.len())
+                .map(|i| {
+                    if !allowed(i) {
+                        0.0
+                    } else if allowed_visits > 0 {
+                        moves[i].visits as f32 / allowed_visits as f32
+                    } else {
+                        moves[i].prior / allowed_prior.max(1e-12)
+                    }
+                })
                 .collect()
         };
-        let winning = kids.iter().position(|&c| self.nodes[c].proven == 1);
         let most_visited = (0..kids.len())
+            .filter(|&i| allowed(i))
             .max_by(|&a, &b| {
                 (moves[a].visits, moves[a].q)
                     .partial_cmp(&(moves[b].visits, moves[b].q))
                     .unwrap_or(std::cmp::Ordering::Equal)
             })
             .unwrap_or(0);
-        let chosen = if let Some(w) = winning {
+        let gumbel = gumbel_choice
+            .and_then(|g| kids.iter().position(|&c| c == g))
+            .filter(|&g| allowed(g));
+        let chosen = if let Some(&w) = winning.first() {
             w
-        } else if let Some(g) = gumbel_choice.and_then(|g| kids.iter().position(|&c| c == g)) {
+        } else if let Some(g) = gumbel {
             g
         } else if temperature > 0.0 && total_visits > 0 {
-            let weights: Vec<f64> = moves
-                .iter()
-                .map(|m| (m.visits as f64).powf(1.0 / temperature as f64))
+            let weights: Vec<f64> = (0..kids.len())
+                .map(|i| {
+                    if allowed(i) {
+                        (moves[i].visits as f64).powf(1.0 / temperature as f64)
+                    } else {
+                        0.0
+                    }
+                })
                 .collect();
             let sum: f64 = weights.iter().sum();
             let mut x = noise::unit(&mut self.rng) as f64 * sum;
             let mut pick = most_visited;
             for (i, w) in weights.iter().enumerate() {
-                if x < *w {
+                if *w > 0.0 && x < *w {
                     pick = i;
                     break;
                 }
