@@ -17,6 +17,34 @@ pub struct Settings {
     pub ply_limit: Option<u32>,
     /// Random plies opening each pair.
     pub opening_plies: u32,
+    /// Probability, each move, that either player plays a uniformly random legal move instead
+    /// of its own; a level's own exploration stays where higher.
+    pub exploration: f32,
+}
+
+/// A word of a shell command line: as it is when it is plain, else in single quotes.
+fn shell_word(w: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-.,/:=+@%".contains(c);
+    if !w.is_empty() && w.chars().all(plain) {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// The command line that plays the same match again (players and rules as given).
+pub fn command_line(a: &str, b: &str, rules: &str, s: &Settings) -> String {
+    format!(
+        "tafl arena {} {} --rules {} --games {} --seed {} --ply-limit {} --opening-plies {} --exploration {}",
+        shell_word(a),
+        shell_word(b),
+        shell_word(rules),
+        s.games,
+        s.seed,
+        s.ply_limit.unwrap_or(0),
+        s.opening_plies,
+        s.exploration
+    )
 }
 
 /// Per-side tallies and the Elo estimate, as printed by `tafl arena`.
@@ -71,6 +99,7 @@ pub fn run(
         opening_plies: settings.opening_plies,
         threads: pool.current_num_threads(),
         seed: settings.seed,
+        exploration: settings.exploration,
     };
     let (a, b) = (&a.for_rules(rs), &b.for_rules(rs));
     let bar = crate::random_cmd::progress_bar(games as u64, "arena");
@@ -85,5 +114,38 @@ pub fn run(
             settings.opening_plies, settings.seed
         );
     }
+    let p = settings.exploration;
+    if p > 0.0 {
+        println!(
+            "exploration {p}: each move, either player plays a uniformly random legal move with probability {p} (a level's own where higher)"
+        );
+    } else {
+        println!("exploration 0: no random moves but a level's own");
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rerun_line_names_every_setting_and_quotes_odd_words() {
+        let s = Settings {
+            games: 200,
+            seed: 1,
+            ply_limit: Some(400),
+            opening_plies: 4,
+            exploration: 0.1,
+        };
+        assert_eq!(
+            command_line("mcts:model=shipped:100", "mcts:heuristic:100", "brandubh", &s),
+            "tafl arena mcts:model=shipped:100 mcts:heuristic:100 --rules brandubh --games 200 --seed 1 --ply-limit 400 --opening-plies 4 --exploration 0.1"
+        );
+        let line = command_line("mcts:model=my run's/x:8", "random", "a b.toml", &s);
+        assert!(
+            line.starts_with("tafl arena 'mcts:model=my run'\\''s/x:8' random --rules 'a b.toml' "),
+            "{line}"
+        );
+    }
 }

@@ -149,6 +149,12 @@ enum Command {
         /// the same two games.
         #[arg(long, default_value_t = 4)]
         opening_plies: u32,
+        /// Probability, each move, that either player plays a uniformly random legal move
+        /// instead of its own (the exploration rule of `tafl balance`'s skilled rows); a
+        /// level's own random moves stay where higher. Under rules where one side wins every
+        /// game between competent players, this is what lets a match measure strength.
+        #[arg(long, default_value_t = 0.0)]
+        exploration: f32,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -432,10 +438,15 @@ pub fn run(cli: Cli) -> Result<(), String> {
             seed,
             ply_limit,
             opening_plies,
+            exploration,
             threads,
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
-            let (a, b) = (crate::players::resolve(&a)?, crate::players::resolve(&b)?);
+            let (a_spec, b_spec) = (a, b);
+            let (a, b) = (
+                crate::players::resolve(&a_spec)?,
+                crate::players::resolve(&b_spec)?,
+            );
             if games == 0 {
                 return Err("--games must be at least 1".into());
             }
@@ -444,13 +455,22 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     "--opening-plies {opening_plies} must be below --ply-limit {ply_limit}"
                 ));
             }
+            if !(0.0..=1.0).contains(&exploration) {
+                return Err(format!(
+                    "--exploration: {exploration} is not a probability; allowed: 0 to 1"
+                ));
+            }
             let settings = crate::arena_cmd::Settings {
                 games,
                 seed,
                 ply_limit: (ply_limit > 0).then_some(ply_limit),
                 opening_plies,
+                exploration,
             };
-            crate::arena_cmd::run(&rs, &a, &b, &settings, threads)
+            let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules, &settings);
+            crate::arena_cmd::run(&rs, &a, &b, &settings, threads)?;
+            println!("rerun: {rerun}");
+            Ok(())
         }
         Command::Balance {
             rules,

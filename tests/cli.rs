@@ -274,6 +274,50 @@ fn analyze_lists_top_moves_with_values_and_lines() {
 }
 
 #[test]
+fn arena_exploration_is_reported_seeded_and_in_the_rerun_line() {
+    let args = [
+        "arena",
+        "mcts:heuristic:20",
+        "heuristic",
+        "--rules",
+        "brandubh",
+        "--games",
+        "10",
+        "--seed",
+        "5",
+        "--exploration",
+        "0.25",
+    ];
+    let (ok, out, err) = tafl(&args);
+    assert!(ok, "{err}");
+    assert!(out.contains("exploration 0.25: each move"), "{out}");
+    assert!(
+        out.contains("\nattackers ") && out.contains("\ndefenders ") && out.contains("Elo (95%: "),
+        "results per side, score and Elo: {out}"
+    );
+    let rerun = out
+        .lines()
+        .find_map(|l| l.strip_prefix("rerun: tafl "))
+        .unwrap_or_else(|| panic!("no rerun line: {out}"));
+    assert!(rerun.contains("--exploration 0.25"), "{rerun}");
+    // The rerun line plays the same match: exploration moves are seeded.
+    let words: Vec<&str> = rerun.split_whitespace().collect();
+    let (ok, again, err) = tafl(&words);
+    assert!(ok, "{err}");
+    assert_eq!(out, again, "the rerun line reproduces the match");
+    // Without exploration the games differ (and the output says there was none).
+    let (ok, plain, _) = tafl(&args[..args.len() - 2]);
+    assert!(ok && plain.contains("exploration 0: "), "{plain}");
+    let table = |o: &str| o.lines().take(5).collect::<Vec<_>>().join("\n");
+    assert_ne!(table(&out), table(&plain), "{out}\n{plain}");
+    for bad in ["1.5", "-0.1", "NaN"] {
+        let flag = format!("--exploration={bad}");
+        let (ok, _, err) = tafl(&["arena", "random", "random", "--rules", "brandubh", &flag]);
+        assert!(!ok && err.contains("--exploration"), "{bad}: {err}");
+    }
+}
+
+#[test]
 fn arena_reports_per_side_results_and_elo() {
     let (ok, out, err) = tafl(&[
         "arena",

@@ -123,6 +123,15 @@ fn a_run_killed_mid_iteration_resumes_and_finishes() {
         assert_eq!(at, b.len(), "event file ends on a record boundary");
         assert!(records > 10, "{records} records");
     }
+    // The ladder of iteration 2 (the tiny config's) says how it was played and draws the
+    // learning curve into the run folder.
+    assert!(
+        log.contains("ladder, best iter-") && log.contains(", exploration 0: "),
+        "{log}"
+    );
+    let png = std::fs::read(run.join("learning-curve.png")).expect("learning-curve.png");
+    assert!(png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert!(!run.join(".learning-curve.tmp.png").exists());
     // The trained network plays: as a model player in an arena, refused under other rules.
     let spec = format!("mcts:model={}:4", run.display());
     let out = tafl()

@@ -1,23 +1,17 @@
 //! `balance.png`: the defenders' share of each row with its 95% interval. The text is drawn with
-//! DejaVu Sans, embedded in the binary (`assets/fonts`), so no system font is needed.
+//! DejaVu Sans, embedded in the binary (`assets/fonts`, by the trainer crate), so no system
+//! font is needed.
 
 use super::table::RowShares;
 use super::{Plan, Play, Row};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
-use std::sync::OnceLock;
 
-static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
-
-/// Registers the embedded font as plotters' `sans-serif`, once.
+/// Registers the embedded font as plotters' `sans-serif`, once: the trainer's copy, which
+/// draws the learning curves of runs, so the binary holds the font once.
 pub(super) fn register_font() -> Result<(), String> {
-    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
-    DONE.get_or_init(|| {
-        plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
-            .map_err(|_| "the embedded font cannot be read".to_string())
-    })
-    .clone()
+    tafl_trainer::curve::register_font()
 }
 
 /// Colour of a row: blue for random play, orange for skilled play; darker for changed rules.

@@ -87,6 +87,11 @@ pub struct MatchSettings {
     pub threads: usize,
     /// Seed of the openings and the players.
     pub seed: u64,
+    /// Probability, each ply, that the player to move plays a uniformly random legal move
+    /// instead of its own choice (the exploration rule of the balance study's skilled rows),
+    /// for both players. A player's own exploration (a level's mistakes) stays where higher.
+    /// Drawn from each game's seeded players, so a match still reproduces. 0: none.
+    pub exploration: f32,
 }
 
 /// Mixed into the match seed for the openings, so they do not share a stream with the players.
@@ -123,7 +128,13 @@ pub fn play_match_with<B: BitSet>(
         opening_plies,
         threads,
         seed,
+        exploration,
     } = *settings;
+    if !(0.0..=1.0).contains(&exploration) {
+        return Err(format!(
+            "exploration {exploration} is not a probability; allowed: 0 to 1"
+        ));
+    }
     let games = games.div_ceil(2) as u64 * 2;
     // Build once to surface spec errors before the threads start.
     a(0)?;
@@ -147,6 +158,9 @@ pub fn play_match_with<B: BitSet>(
                         break;
                     }
                 };
+                // The match's exploration is the least each player makes; a level's own stays.
+                pa.exploration = pa.exploration.max(exploration);
+                pb.exploration = pb.exploration.max(exploration);
                 let a_side = if g.is_multiple_of(2) {
                     Side::Attackers
                 } else {
@@ -192,4 +206,90 @@ pub fn play_match_with<B: BitSet>(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tafl_engine::Ruleset;
+
+    fn brandubh() -> Rules<u128> {
+        Rules::<u128>::new(&Ruleset::builtin("brandubh")).unwrap()
+    }
+
+    fn settings(exploration: f32, threads: usize) -> MatchSettings {
+        MatchSettings {
+            games: 40,
+            ply_limit: Some(300),
+            opening_plies: 2,
+            threads,
+            seed: 11,
+            exploration,
+        }
+    }
+
+    fn classic(spec: &str) -> Contender<u128> {
+        Contender {
+            label: spec.to_string(),
+            spec: PlayerSpec::parse(spec).unwrap(),
+            net: None,
+        }
+    }
+
+    fn play(a: &str, b: &str, s: &MatchSettings) -> MatchResult {
+        play_match(&brandubh(), &classic(a), &classic(b), s, &|| {}).unwrap()
+    }
+
+    #[test]
+    fn both_players_explore() {
+        // At exploration 1 every move of both players is uniformly random, so the greedy
+        // player against `random` is random play on both sides: under Brandubh's rules the
+        // defenders win about 99% of such games, and the greedy player's edge is gone. Had
+        // only one side explored, that side would lose as the defenders or the greedy player
+        // would keep its attacking wins.
+        let plain = play("heuristic", "random", &settings(0.0, 2));
+        let r = play("heuristic", "random", &settings(1.0, 2));
+        assert!(
+            plain.as_attackers.0 >= 10,
+            "the greedy player wins as attackers against random: {}",
+            plain.summary()
+        );
+        assert!(r.as_attackers.0 <= 2, "{}", r.summary());
+        assert!(r.as_defenders.0 >= 18, "{}", r.summary());
+        // And with the greedy player as B, too.
+        let r = play("random", "heuristic", &settings(1.0, 2));
+        assert!(r.as_attackers.0 <= 2 && r.as_defenders.0 >= 18, "{}", r.summary());
+    }
+
+    #[test]
+    fn exploration_is_seeded_and_keeps_a_players_own_as_a_floor() {
+        let s = settings(0.3, 2);
+        let r = play("mcts:heuristic:8", "heuristic", &s);
+        let again = play("mcts:heuristic:8", "heuristic", &settings(0.3, 1));
+        assert_eq!(
+            (&r.scores, &r.plies),
+            (&again.scores, &again.plies),
+            "same seed, same match, whatever the thread count"
+        );
+        let other = play("mcts:heuristic:8", "heuristic", &settings(0.0, 2));
+        assert_ne!(r.plies, other.plies, "exploration changes the games");
+        // Players that make random moves of their own (a level's mistakes) keep them when the
+        // match asks for fewer: the same games as a match that asks for as many.
+        let rules = brandubh();
+        let own = |spec: &'static str| {
+            let c = classic(spec);
+            move |seed: u64| -> Result<Player<u128>, String> {
+                let mut p = c.player(seed)?;
+                p.exploration = 0.7;
+                Ok(p)
+            }
+        };
+        let (a, b) = (own("mcts:heuristic:8"), own("heuristic"));
+        let floor = play_match_with(&rules, &a, &b, &settings(0.2, 2), &|| {}).unwrap();
+        let high = play("mcts:heuristic:8", "heuristic", &settings(0.7, 2));
+        assert_eq!((&floor.scores, &floor.plies), (&high.scores, &high.plies));
+        let (a, b) = (own("mcts:heuristic:8"), own("heuristic"));
+        let bad = play_match_with(&rules, &a, &b, &settings(1.5, 2), &|| {});
+        assert!(bad.is_err_and(|e| e.contains("exploration")));
+    }
 }

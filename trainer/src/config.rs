@@ -229,6 +229,11 @@ pub struct ArenaSection {
     /// pair share it): networks without noise are deterministic, and without openings every
     /// pair would repeat the same two games.
     pub opening_plies: u32,
+    /// Probability, each ply, that either player of a ladder game plays a uniformly random
+    /// legal move instead of its own (the rule of `tafl arena --exploration` and of the
+    /// balance study's skilled rows): where one side wins every game between competent
+    /// players, random moves are what let a ladder measure strength. 0: none.
+    pub ladder_exploration: f32,
 }
 
 impl Default for ArenaSection {
@@ -246,6 +251,7 @@ impl Default for ArenaSection {
             ],
             ply_limit: 200,
             opening_plies: 4,
+            ladder_exploration: 0.0,
         }
     }
 }
@@ -486,6 +492,11 @@ impl TrainConfig {
         let a = &self.arena;
         check(a.simulations >= 1, "arena.simulations", "must be at least 1")?;
         check(a.ply_limit >= 1, "arena.ply_limit", "must be at least 1")?;
+        check(
+            (0.0..=1.0).contains(&a.ladder_exploration),
+            "arena.ladder_exploration",
+            "must be within 0..=1",
+        )?;
         for anchor in &a.ladder_anchors {
             if let Some(n) = anchor.strip_prefix("checkpoint:") {
                 check(
@@ -592,5 +603,24 @@ mod tests {
         assert_eq!(c.learning_rate(0), 0.1);
         assert_eq!(c.learning_rate(4), 0.1);
         assert_eq!(c.learning_rate(5), 0.01);
+    }
+
+    #[test]
+    fn ladder_exploration_defaults_to_none_and_is_a_probability() {
+        let c = TrainConfig::parse("rules = \"brandubh\"\n", "x").unwrap();
+        assert_eq!(c.arena.ladder_exploration, 0.0);
+        let c = TrainConfig::parse("rules = \"brandubh\"\n[arena]\nladder_exploration = 0.1\n", "x").unwrap();
+        assert_eq!(c.arena.ladder_exploration, 0.1);
+        for bad in ["1.5", "-0.1", "nan"] {
+            let e = TrainConfig::parse(
+                &format!("rules = \"brandubh\"\n[arena]\nladder_exploration = {bad}\n"),
+                "x",
+            )
+            .unwrap_err();
+            assert!(
+                e.contains("arena.ladder_exploration") && e.contains("0..=1"),
+                "{bad}: {e}"
+            );
+        }
     }
 }

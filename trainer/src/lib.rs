@@ -6,6 +6,7 @@
 
 pub mod arena;
 pub mod config;
+pub mod curve;
 pub mod events;
 pub mod models;
 pub mod run;

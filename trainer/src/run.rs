@@ -8,6 +8,7 @@
 //! RUN/shards/iter-NNNN/shard-KKKK.bin (+ .json with the games' tallies)
 //! RUN/events/                      TensorBoard event files
 //! RUN/train.log                    one summary line per iteration and warnings
+//! RUN/learning-curve.png           Elo against each ladder anchor by iteration, after every ladder
 //! ```
 //! Each phase writes its files atomically and then records itself as done in `state.json`,
 //! so a run killed at any moment resumes at the phase it was in, losing at most the self-play
@@ -639,6 +640,7 @@ impl<B: BitSet> Trainer<'_, B> {
                 opening_plies: a.opening_plies,
                 threads,
                 seed,
+                exploration: 0.0,
             };
             let r = play_match(self.rules, &c, &b, &settings, &|| bar.inc(1))?;
             bar.finish_and_clear();
@@ -698,22 +700,46 @@ impl<B: BitSet> Trainer<'_, B> {
                     opening_plies: a.opening_plies,
                     threads,
                     seed: seed ^ 0x1ADD,
+                    // Both players make random moves with this probability (0: none).
+                    exploration: a.ladder_exploration,
                 };
                 let r = play_match(self.rules, &me, &opponent, &settings, &|| bar.inc(1))?;
                 bar.finish_and_clear();
                 let e = r.elo();
                 self.log.line(
                     &format!(
-                        "iteration {it}: ladder, best iter-{} vs {anchor}: {}",
+                        "iteration {it}: ladder, best iter-{} vs {anchor}, exploration {}: {}",
                         state.best,
+                        a.ladder_exploration,
                         r.summary()
                     ),
                     false,
                 );
                 state.current.ladder.push((anchor.clone(), e.elo, e.low, e.high));
             }
+            self.draw_learning_curve(state);
         }
         Ok(())
+    }
+
+    /// Draws `RUN/learning-curve.png` from the ladder results so far (the finished iterations
+    /// and this one); a chart that cannot be drawn is a warning, never the run's end.
+    fn draw_learning_curve(&self, state: &RunState) {
+        let a = &self.config.arena;
+        let mut history = state.history.clone();
+        history.push(state.current.clone());
+        let subtitle = format!(
+            "{}: {} games against each anchor, {} simulations, exploration {} (both sides)",
+            self.ruleset.id(),
+            a.ladder_games.div_ceil(2) * 2,
+            a.simulations,
+            a.ladder_exploration
+        );
+        let path = self.dir.join(crate::curve::LEARNING_CURVE_FILE);
+        if let Err(e) = crate::curve::write_learning_curve(&path, &history, &subtitle) {
+            self.log
+                .line(&format!("warning: learning curve: {e}"), !self.options.quiet);
+        }
     }
 
     fn report(&self, s: &IterationSummary, took: Duration) {
@@ -756,7 +782,11 @@ impl<B: BitSet> Trainer<'_, B> {
             s.loss[2],
             s.value_accuracy,
             s.samples_per_second,
-            if ladder.is_empty() { "" } else { " | ladder: " },
+            if ladder.is_empty() {
+                String::new()
+            } else {
+                format!(" | ladder (exploration {}): ", self.config.arena.ladder_exploration)
+            },
             ladder.join(", "),
             took.as_secs_f64()
         );
