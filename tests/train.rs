@@ -225,3 +225,29 @@ fn bad_configs_are_refused_naming_the_key() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_diverging_run_stops_before_saving_its_network() {
+    // A learning rate far too large makes the loss NaN: the run must stop with an error
+    // that says so, save no checkpoint of that iteration and leave a state that resumes.
+    let dir = temp_dir("diverge");
+    let run = dir.join("run");
+    let text = include_str!("../configs/train/tiny.toml")
+        .replace("learning_rate = [[0, 0.002]]", "learning_rate = [[0, 1e30]]")
+        .replace("steps_per_iteration = 3", "steps_per_iteration = 12");
+    let cfg = dir.join("diverge.toml");
+    std::fs::write(&cfg, text).unwrap();
+    let out = train(&cfg, &run);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a diverging run succeeded: {err}");
+    assert!(err.contains("diverged") && err.contains("learning_rate"), "{err}");
+    assert!(
+        !run.join("checkpoints/iter-0001").exists(),
+        "a diverged network was saved"
+    );
+    let s = state(&run);
+    assert_eq!(s["iteration"], 1);
+    assert_eq!(s["phase"], "train");
+    assert_eq!(s["best"], 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

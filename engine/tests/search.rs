@@ -322,7 +322,12 @@ fn a_move_the_solver_refuted_is_not_played_while_another_does_not_lose() {
         assert_eq!(refuted.proven, Some(-1), "the solver refutes a6-f6");
         assert!(refuted.visits > 0);
         let chosen = res.moves.iter().find(|m| m.mv == res.best).unwrap();
-        assert_ne!(chosen.proven, Some(-1), "temperature {temperature}: chose {}", res.best.text(7));
+        assert_ne!(
+            chosen.proven,
+            Some(-1),
+            "temperature {temperature}: chose {}",
+            res.best.text(7)
+        );
         // Nor is it taught as a good move.
         let i = res.moves.iter().position(|m| m.mv.text(7) == "a6-f6").unwrap();
         assert_eq!(res.policy[i], 0.0, "temperature {temperature}: {:?}", res.policy);
@@ -384,7 +389,10 @@ fn a_gumbel_root_below_k_simulations_plays_a_searched_move() {
             };
             let res = Search::new(config, &game, seed).run(&r, &eval, 0.0).unwrap();
             let chosen = res.moves.iter().find(|m| m.mv == res.best).unwrap();
-            assert!(chosen.visits > 0, "{sims} simulations, seed {seed}: chose an unvisited move");
+            assert!(
+                chosen.visits > 0,
+                "{sims} simulations, seed {seed}: chose an unvisited move"
+            );
         }
     }
 }

@@ -56,8 +56,8 @@ pub use inference::{softmax, BatchConfig, EvalStats, NetEvaluator};
 pub use model::{GlobalPoolBias, NetConfig, NetOutput, PolicyHead, ResBlock, TaflNet, ValueHead};
 pub use onnx::{onnx_model, ONNX_BATCH_AXIS, ONNX_INPUT, ONNX_MOVES_LEFT, ONNX_OPSET, ONNX_POLICY, ONNX_WDL};
 pub use train::{
-    loss, non_finite_parameter, with_stable_param_ids, Batch, Learner, LossConfig, LossValues, Losses, Sample,
-    MOVES_LEFT_SCALE,
+    loss, non_finite_parameter, with_stable_param_ids, Batch, Learner, LossConfig, LossValues, Losses,
+    Sample, MOVES_LEFT_SCALE,
 };
 
 /// burn, re-exported so users build devices and tensors with the same version.

@@ -317,7 +317,12 @@ impl ModuleVisitor for NonFinite {
         if self.found.is_some() {
             return;
         }
-        let values: Vec<f32> = param.val().into_data().convert::<f32>().try_to_vec::<f32>().unwrap_or_default();
+        let values: Vec<f32> = param
+            .val()
+            .into_data()
+            .convert::<f32>()
+            .try_to_vec::<f32>()
+            .unwrap_or_default();
         if values.iter().any(|v| !v.is_finite()) {
             self.found = Some(if self.path.is_empty() {
                 "a parameter".to_string()

@@ -429,7 +429,12 @@ fn an_optimizer_state_resumes_on_the_model_reloaded_from_its_checkpoint() {
         first.step(&batch, 1e-2);
     }
     let dir = temp_dir("optimizer-resume");
-    save_checkpoint(&dir, &first.inference_model(), &Manifest::new(&ruleset, &config, 3)).unwrap();
+    save_checkpoint(
+        &dir,
+        &first.inference_model(),
+        &Manifest::new(&ruleset, &config, 3),
+    )
+    .unwrap();
     let saved = first.optimizer().into_bytes().unwrap();
     let reload = || load_checkpoint(&dir, &ruleset, &device).unwrap().0;
     let optim = AdamWConfig::new()
@@ -446,12 +451,22 @@ fn an_optimizer_state_resumes_on_the_model_reloaded_from_its_checkpoint() {
     let (p2, w2, _) = outputs(&resumed.inference_model(), input.clone());
     let (p3, w3, _) = outputs(&fresh.inference_model(), input);
     let diff = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
-    assert!(diff(&p1, &p2) < 1e-4 && diff(&w1, &w2) < 1e-4, "{} {}", diff(&p1, &p2), diff(&w1, &w2));
+    assert!(
+        diff(&p1, &p2) < 1e-4 && diff(&w1, &w2) < 1e-4,
+        "{} {}",
+        diff(&p1, &p2),
+        diff(&w1, &w2)
+    );
     // A fresh optimizer takes another step: the test can tell them apart.
     assert!(diff(&p1, &p3) > 1e-3 || diff(&w1, &w3) > 1e-3);
     // The state holds one entry per parameter: it does not grow from phase to phase.
     let again = resumed.optimizer().into_bytes().unwrap();
-    assert!(again.len() <= saved.len() + saved.len() / 10, "{} -> {}", saved.len(), again.len());
+    assert!(
+        again.len() <= saved.len() + saved.len() / 10,
+        "{} -> {}",
+        saved.len(),
+        again.len()
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -465,7 +480,12 @@ fn a_sample_without_a_value_target_trains_only_the_policy() {
     device.seed(5);
     let model = NetConfig::tiny(7).with_moves_left(true).init(&device);
     let samples = hand_made_samples(&ruleset);
-    let with = loss(model.forward(Batch::new(&enc, &samples[..3], &device).input), &Batch::new(&enc, &samples[..3], &device), &LossConfig::new()).values();
+    let with = loss(
+        model.forward(Batch::new(&enc, &samples[..3], &device).input),
+        &Batch::new(&enc, &samples[..3], &device),
+        &LossConfig::new(),
+    )
+    .values();
     let mut padded = samples[..3].to_vec();
     for s in &samples[3..] {
         let mut s = s.clone();
@@ -475,7 +495,10 @@ fn a_sample_without_a_value_target_trains_only_the_policy() {
     let batch = Batch::new(&enc, &padded, &device);
     let mixed = loss(model.forward(batch.input.clone()), &batch, &LossConfig::new()).values();
     assert!((with.value - mixed.value).abs() < 1e-5, "{with:?} {mixed:?}");
-    assert!((with.moves_left - mixed.moves_left).abs() < 1e-5, "{with:?} {mixed:?}");
+    assert!(
+        (with.moves_left - mixed.moves_left).abs() < 1e-5,
+        "{with:?} {mixed:?}"
+    );
     assert!(mixed.policy > 0.0);
 }
 
@@ -487,7 +510,10 @@ fn a_parameter_that_is_not_a_number_is_named() {
     // Poison every weight with NaN, as a diverged step would.
     struct Poison;
     impl burn::module::ModuleMapper for Poison {
-        fn map_float<const D: usize>(&mut self, p: burn::module::Param<Tensor<D>>) -> burn::module::Param<Tensor<D>> {
+        fn map_float<const D: usize>(
+            &mut self,
+            p: burn::module::Param<Tensor<D>>,
+        ) -> burn::module::Param<Tensor<D>> {
             p.map(|t| t.mul_scalar(f32::NAN))
         }
     }

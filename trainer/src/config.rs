@@ -88,6 +88,13 @@ pub struct SelfPlaySection {
     /// Probability that the handicapped side plays a uniformly random legal move instead of
     /// its search's choice (a proven win is always taken).
     pub handicap_blunder: f32,
+    /// Probability, each ply, that the side to move (either side alike) plays a uniformly
+    /// random legal move instead of searching: the exploration rule of the balance study's
+    /// skilled play and of the strength measurement (`tafl arena --exploration`). Under rules
+    /// where one side wins nearly every game between error-free equals, such games still end
+    /// both ways, so both sides' value targets show wins. These positions record no sample;
+    /// the games keep their value targets, since both sides play by the same rule. 0: none.
+    pub exploration: f32,
 }
 
 impl Default for SelfPlaySection {
@@ -112,6 +119,7 @@ impl Default for SelfPlaySection {
             handicap_share: 0.0,
             handicap_above: 0.8,
             handicap_blunder: 0.5,
+            exploration: 0.0,
         }
     }
 }
@@ -434,6 +442,11 @@ impl TrainConfig {
         check(
             (0.0..=1.0).contains(&s.handicap_blunder),
             "selfplay.handicap_blunder",
+            "must be within 0..=1",
+        )?;
+        check(
+            (0.0..=1.0).contains(&s.exploration),
+            "selfplay.exploration",
             "must be within 0..=1",
         )?;
         let t = &self.teacher;

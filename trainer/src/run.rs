@@ -526,6 +526,18 @@ impl<B: BitSet> Trainer<'_, B> {
                 })
                 .collect();
             let l = learner.step(&Batch::new(&encoder, &batch, &device), lr);
+            if !(l.total.is_finite() && l.policy.is_finite() && l.value.is_finite()) {
+                // Nothing of this phase is saved: the run stays at its last good checkpoint.
+                return Err(format!(
+                    "iteration {it}: training diverged at step {} of {}: the loss is {} (policy {}, value {}) at learning rate {lr}; nothing was saved: lower `training.learning_rate` in {}/config.toml and resume",
+                    learner.steps(),
+                    t.steps_per_iteration,
+                    l.total,
+                    l.policy,
+                    l.value,
+                    self.dir.display()
+                ));
+            }
             sum.total += l.total;
             sum.policy += l.policy;
             sum.value += l.value;
@@ -541,6 +553,12 @@ impl<B: BitSet> Trainer<'_, B> {
         let (accuracy, entropy) = self.measure(&learner.inference_model(), &samples, &encoder, &mut rng);
         state.current.value_accuracy = accuracy;
         state.current.net_policy_entropy = entropy;
+        if let Some(param) = tafl_nn::non_finite_parameter(learner.model()) {
+            return Err(format!(
+                "iteration {it}: training diverged: parameter `{param}` is not a finite number; nothing was saved: lower `training.learning_rate` in {}/config.toml and resume",
+                self.dir.display()
+            ));
+        }
         let out = checkpoint_path(self.dir, it);
         let step = manifest.training_step + t.steps_per_iteration as u64;
         let net_cfg = net_config(self.config, self.ruleset);
@@ -594,11 +612,16 @@ impl<B: BitSet> Trainer<'_, B> {
             return (f64::NAN, f64::NAN);
         }
         let mut correct = 0;
+        let mut with_value = 0;
         let mut entropy = 0.0;
         for (i, s) in pick.iter().enumerate() {
             let argmax = |v: &[f32]| (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap_or(0);
-            if argmax(&wdl[i * 3..i * 3 + 3]) == argmax(&s.wdl) {
-                correct += 1;
+            // Samples with no value target (all zeros) do not count.
+            if s.wdl.iter().sum::<f32>() > 0.0 {
+                with_value += 1;
+                if argmax(&wdl[i * 3..i * 3 + 3]) == argmax(&s.wdl) {
+                    correct += 1;
+                }
             }
             let probs = tafl_nn::softmax(&policy[i * p..(i + 1) * p]);
             entropy += probs
@@ -607,7 +630,10 @@ impl<B: BitSet> Trainer<'_, B> {
                 .map(|&x| -(x as f64) * (x as f64).ln())
                 .sum::<f64>();
         }
-        (correct as f64 / n.max(1) as f64, entropy / n.max(1) as f64)
+        (
+            correct as f64 / with_value.max(1) as f64,
+            entropy / n.max(1) as f64,
+        )
     }
 
     fn arena(&self, state: &mut RunState) -> Result<(), String> {

@@ -3,9 +3,19 @@
 //! a fast search (playout-cap randomization) only moves the game on.
 //!
 //! Value targets: a win is `[1, 0, 0]` for the winner's positions and `[0, 0, 1]` for the
-//! loser's; draws by the rules *and games stopped by the ply limit* are `[0, 1, 0]`. Counting
-//! an unfinished game as a draw is a choice: it teaches the net that shuffling gains nothing,
-//! without pretending to know who would have won.
+//! loser's; draws by the rules are `[0, 1, 0]`. A game stopped by the self-play ply limit has
+//! no result, and its positions get no value target (`[0, 0, 0]`, policy only): calling it a
+//! draw would teach the value head, which sees the ply count, that positions near the limit
+//! are drawn, while games played for real have no limit.
+//!
+//! In a handicapped game only the positions after the handicapped side's last blunder get a
+//! value target: before it, the result says "as if one side then blundered", which nothing in
+//! the input shows, and would teach the value head a mix of two games. Those positions keep
+//! their policy target (the search's, unaffected by what was played later) and carry
+//! `[0, 0, 0]`, which the loss reads as "no value target". The `exploration` random moves,
+//! which both sides make alike (the rule of the balance study's skilled play and of the
+//! strength measurement), are part of the game being learned, so their games keep every
+//! value target.
 
 use crate::config::SelfPlaySection;
 use rand::{RngExt, SeedableRng};
@@ -51,6 +61,13 @@ pub struct SelfPlayStats {
     /// Attacker wins in even (unhandicapped) games.
     #[serde(default)]
     pub even_attacker_wins: u64,
+    /// Samples recorded without a value target (games stopped by the ply limit; handicapped
+    /// games before the last blunder).
+    #[serde(default)]
+    pub no_value_target: u64,
+    /// Random moves played by the `exploration` rule.
+    #[serde(default)]
+    pub exploration_moves: u64,
 }
 
 impl SelfPlayStats {
@@ -71,6 +88,8 @@ impl SelfPlayStats {
         self.handicapped_won += o.handicapped_won;
         self.even_defender_wins += o.even_defender_wins;
         self.even_attacker_wins += o.even_attacker_wins;
+        self.no_value_target += o.no_value_target;
+        self.exploration_moves += o.exploration_moves;
     }
     /// The side that won more than `above` of the even games, if one did.
     pub fn dominant_side(&self, above: f64) -> Option<Side> {
@@ -146,7 +165,19 @@ pub fn play_game<B: BitSet>(
     };
     let mut resigned_by: Option<Side> = None;
     let mut would_resign: Option<Side> = None;
+    // The ply of the handicapped side's last blunder.
+    let mut last_blunder: Option<u32> = None;
     while game.outcome().is_none() {
+        if cfg.exploration > 0.0 && rng.random::<f32>() < cfg.exploration {
+            let pos = *game.position();
+            let Some(mv) = pos.pick_move(rules, |c| rng.random_range(0..c)) else {
+                break;
+            };
+            stats.exploration_moves += 1;
+            search.advance(rules, mv);
+            game.play_unchecked(rules, mv);
+            continue;
+        }
         let is_full = rng.random::<f32>() < cfg.full_search_probability;
         search.set_config(if is_full { full.clone() } else { fast.clone() });
         let temperature = if game.ply() < cfg.temperature_plies {
@@ -192,6 +223,7 @@ pub fn play_game<B: BitSet>(
             && rng.random::<f32>() < cfg.handicap_blunder
         {
             mv = result.moves[rng.random_range(0..result.moves.len())].mv;
+            last_blunder = Some(game.ply());
         }
         search.advance(rules, mv);
         game.play_unchecked(rules, mv);
@@ -225,10 +257,12 @@ pub fn play_game<B: BitSet>(
         stats.resign_checks = 1;
         stats.false_resigns = (winner != Some(side.opponent())) as u64;
     }
-    let samples = pending
+    let unfinished = resigned_by.is_none() && game.outcome().is_some_and(|o| o.reason == Reason::PlyLimit);
+    let samples: Vec<Sample> = pending
         .into_iter()
         .map(|(mut s, side, ply)| {
             s.wdl = match winner {
+                _ if unfinished || last_blunder.is_some_and(|b| ply <= b) => [0.0, 0.0, 0.0],
                 Some(w) if w == side => [1.0, 0.0, 0.0],
                 Some(_) => [0.0, 0.0, 1.0],
                 None => [0.0, 1.0, 0.0],
@@ -238,6 +272,7 @@ pub fn play_game<B: BitSet>(
             s
         })
         .collect();
+    stats.no_value_target = samples.iter().filter(|s| s.wdl == [0.0; 3]).count() as u64;
     SelfPlayGame { samples, stats }
 }
 
@@ -328,5 +363,86 @@ mod tests {
             handicapped.merge(&g.stats);
         }
         assert_eq!(handicapped.handicapped, 6);
+    }
+
+    #[test]
+    fn handicapped_games_teach_no_value_before_the_last_blunder() {
+        let rs = Ruleset::builtin("brandubh");
+        let rules = Rules::<u128>::new(&rs).unwrap();
+        let encoder = Encoder::new(&rs);
+        let mut masked = 0;
+        for seed in 0..6 {
+            let mut cfg = config(1.0, 0.3);
+            cfg.full_search_probability = 1.0;
+            let g = play_game(
+                &rules,
+                &Uniform,
+                &encoder,
+                &cfg,
+                seed,
+                false,
+                Some(Side::Defenders),
+            );
+            // In game order: the samples without a value target (all zeros) come first,
+            // then those after the last blunder, each with a whole target.
+            if g.stats.no_result == 1 {
+                continue;
+            }
+            let first_with = g
+                .samples
+                .iter()
+                .position(|s| s.wdl != [0.0; 3])
+                .unwrap_or(g.samples.len());
+            assert!(g.samples[..first_with].iter().all(|s| s.wdl == [0.0; 3]));
+            assert!(g.samples[first_with..]
+                .iter()
+                .all(|s| (s.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-6));
+            assert!(
+                g.samples.iter().all(|s| !s.policy.is_empty()),
+                "policy targets stay"
+            );
+            assert_eq!(g.stats.no_value_target, first_with as u64);
+            masked += first_with;
+        }
+        assert!(masked > 0, "blunders happened and masked value targets");
+        // Even games that end keep every value target; games stopped by the ply limit keep none.
+        let mut ended = 0;
+        for seed in 0..6 {
+            let even = play_game(&rules, &Uniform, &encoder, &config(1.0, 0.3), seed, false, None);
+            if even.stats.no_result == 1 {
+                assert!(even.samples.iter().all(|s| s.wdl == [0.0; 3]));
+            } else {
+                ended += 1;
+                assert!(even.samples.iter().all(|s| s.wdl != [0.0; 3]));
+                assert_eq!(even.stats.no_value_target, 0);
+            }
+        }
+        assert!(ended > 0);
+        let mut cfg = config(0.0, 0.0);
+        cfg.ply_limit = 6;
+        let stopped = play_game(&rules, &Uniform, &encoder, &cfg, 1, false, None);
+        assert_eq!(stopped.stats.no_result, 1);
+        assert!(stopped.samples.iter().all(|s| s.wdl == [0.0; 3]));
+        assert_eq!(stopped.stats.no_value_target, stopped.stats.samples);
+    }
+
+    #[test]
+    fn exploration_moves_are_random_for_both_sides_and_record_no_sample() {
+        let rs = Ruleset::builtin("brandubh");
+        let rules = Rules::<u128>::new(&rs).unwrap();
+        let encoder = Encoder::new(&rs);
+        let mut cfg = config(0.0, 0.0);
+        cfg.exploration = 1.0;
+        let g = play_game(&rules, &Uniform, &encoder, &cfg, 4, false, None);
+        assert!(g.samples.is_empty());
+        assert_eq!(g.stats.exploration_moves, g.stats.plies);
+        cfg.exploration = 0.2;
+        cfg.full_search_probability = 1.0;
+        let g = play_game(&rules, &Uniform, &encoder, &cfg, 4, false, None);
+        assert!(g.stats.exploration_moves > 0 && g.stats.exploration_moves < g.stats.plies);
+        assert_eq!(g.stats.samples + g.stats.exploration_moves, g.stats.plies);
+        // Both sides' value targets are kept.
+        assert_eq!(g.stats.no_result, 0);
+        assert!(g.samples.iter().all(|s| s.wdl != [0.0; 3]));
     }
 }

@@ -657,8 +657,14 @@ impl<B: BitSet> Search<B> {
         } else {
             // Visit shares of the moves not proven lost; if only refuted moves were visited,
             // the prior of the others.
-            let allowed_visits: u32 = (0..kids.len()).filter(|&i| allowed(i)).map(|i| moves[i].visits).sum();
-            let allowed_prior: f32 = (0..kids.len()).filter(|&i| allowed(i)).map(|i| moves[i].prior).sum();
+            let allowed_visits: u32 = (0..kids.len())
+                .filter(|&i| allowed(i))
+                .map(|i| moves[i].visits)
+                .sum();
+            let allowed_prior: f32 = (0..kids.len())
+                .filter(|&i| allowed(i))
+                .map(|i| moves[i].prior)
+                .sum();
             (0..kids.len())
                 .map(|i| {
                     if !allowed(i) {
