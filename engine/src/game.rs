@@ -84,6 +84,28 @@ impl<B: BitSet> Game<B> {
         self.history.iter().filter(|&&x| x == h).count()
     }
 
+    /// The hashes of the positions that have occurred at least twice since the last capture
+    /// (empty under rules that ignore repetition): a move leading to one of them ends the
+    /// game by repetition. Search uses it to see those ends when it creates a node's
+    /// children, with no game to play them in.
+    pub fn repeated_twice(&self, rules: &Rules<B>) -> Vec<u64> {
+        if rules.repetition == Repetition::Ignore {
+            return Vec::new();
+        }
+        let mut seen: Vec<u64> = Vec::new();
+        let mut twice: Vec<u64> = Vec::new();
+        for &h in &self.history {
+            if seen.contains(&h) {
+                if !twice.contains(&h) {
+                    twice.push(h);
+                }
+            } else {
+                seen.push(h);
+            }
+        }
+        twice
+    }
+
     /// Plays a move after checking it; refuses moves after the end of the game.
     pub fn play(&mut self, rules: &Rules<B>, mv: Move) -> Result<Option<Outcome>, IllegalMove> {
         if let Some(o) = self.outcome {
@@ -122,12 +144,8 @@ impl<B: BitSet> Game<B> {
             self.history.clear();
         }
         self.history.push(pos.hash());
-        if rules.repetition != Repetition::Ignore && self.occurrences() >= 3 {
-            return Some(match rules.repetition {
-                Repetition::Draw => Outcome::draw(Reason::Repetition),
-                Repetition::DefendersLose => Outcome::win(crate::Side::Attackers, Reason::Repetition),
-                _ => Outcome::win(effect.mover.opponent(), Reason::Repetition),
-            });
+        if let Some(o) = repetition_outcome(rules, self.occurrences(), effect.mover) {
+            return Some(o);
         }
         if let Some(o) = pos.no_moves_outcome(rules) {
             return Some(o);
@@ -151,5 +169,23 @@ impl<B: BitSet> Game<B> {
         }
         *self = g;
         true
+    }
+}
+
+/// The end a position's `occurrences`-th occurrence (counted since the last capture) brings
+/// under the rules, `mover` having made the move that brought it about.
+pub fn repetition_outcome<B: BitSet>(
+    rules: &Rules<B>,
+    occurrences: usize,
+    mover: crate::Side,
+) -> Option<Outcome> {
+    if occurrences < 3 {
+        return None;
+    }
+    match rules.repetition {
+        Repetition::Ignore => None,
+        Repetition::Draw => Some(Outcome::draw(Reason::Repetition)),
+        Repetition::DefendersLose => Some(Outcome::win(crate::Side::Attackers, Reason::Repetition)),
+        Repetition::MoverLoses => Some(Outcome::win(mover.opponent(), Reason::Repetition)),
     }
 }

@@ -396,3 +396,118 @@ fn a_gumbel_root_below_k_simulations_plays_a_searched_move() {
         }
     }
 }
+
+/// Brandubh with another repetition rule.
+fn brandubh_with_repetition(rule: &str) -> Rules<u128> {
+    let mut rs = Ruleset::builtin("brandubh");
+    rs.set_knob("repetition", rule).unwrap();
+    Rules::new(&rs).unwrap()
+}
+
+/// A game in which a defender on c4 and an attacker on f6 have shuffled (c4-b4, f6-g6, b4-c4,
+/// g6-f6, c4-b4, f6-g6): the defenders are to move, and b4-c4 would let the attackers play
+/// g6-f6 and bring the start position about a third time.
+fn shuffled_game(r: &Rules<u128>) -> Game<u128> {
+    let pos = Position::from_diagram(
+        r,
+        "
+        7 # . . . . . #
+        6 . . . . . A .
+        5 . . . D . . .
+        4 . . D K D . .
+        3 . . . D . . .
+        2 . A . . . . .
+        1 # . . . . . #
+          a b c d e f g",
+        Side::Defenders,
+    )
+    .unwrap();
+    let mut game = Game::from_position(r, pos);
+    for text in ["c4-b4", "f6-g6", "b4-c4", "g6-f6", "c4-b4", "f6-g6"] {
+        let mv = game
+            .position()
+            .moves(r)
+            .iter()
+            .copied()
+            .find(|m| m.text(7) == text)
+            .unwrap();
+        assert_eq!(game.play(r, mv).unwrap(), None, "{text}");
+    }
+    game
+}
+
+#[test]
+fn the_search_counts_repetitions_with_the_games_history() {
+    // Under `defenders_lose`, b4-c4 loses two plies later (the attackers repeat the start a
+    // third time); the prior pushes it, and the few simulations would not find the
+    // attackers' one reply among their many. Every other move does not lose at once: the
+    // search must see the repetition when it creates the attackers' replies, and avoid it.
+    let r = brandubh_with_repetition("defenders_lose");
+    let game = shuffled_game(&r);
+    let eval = Fixated {
+        favourite: "b4-c4",
+        value: 0.0,
+    };
+    for config in configs(12) {
+        let res = Search::new(config.clone(), &game, 1).run(&r, &eval, 0.0).unwrap();
+        let losing = res.moves.iter().find(|m| m.mv.text(7) == "b4-c4").unwrap();
+        assert_eq!(losing.proven, Some(-1), "{:?}: b4-c4 is proven lost", config.root);
+        assert_ne!(res.best.text(7), "b4-c4", "{:?}", config.root);
+    }
+    // The attackers, to move after b4-c4, steer into the repetition that wins for them.
+    let mut attackers = game.clone();
+    let mv = attackers
+        .position()
+        .moves(&r)
+        .iter()
+        .copied()
+        .find(|m| m.text(7) == "b4-c4")
+        .unwrap();
+    attackers.play(&r, mv).unwrap();
+    for config in configs(12) {
+        let res = Search::new(config.clone(), &attackers, 1)
+            .run(&r, &Uniform, 0.0)
+            .unwrap();
+        assert_eq!(res.best.text(7), "g6-f6", "{:?}", config.root);
+        assert_eq!(res.proven, Some(1));
+    }
+    // Under `draw` the repetition is a draw for both; under `ignore` it is nothing.
+    let r = brandubh_with_repetition("draw");
+    let res = Search::new(configs(12)[0].clone(), &shuffled_game(&r), 1)
+        .run(&r, &eval, 0.0)
+        .unwrap();
+    let drawn = res.moves.iter().find(|m| m.mv.text(7) == "b4-c4").unwrap();
+    assert!(drawn.proven != Some(-1) && drawn.proven != Some(1), "{drawn:?}");
+    let r = brandubh_with_repetition("ignore");
+    let res = Search::new(configs(12)[0].clone(), &shuffled_game(&r), 1)
+        .run(&r, &eval, 0.0)
+        .unwrap();
+    let ignored = res.moves.iter().find(|m| m.mv.text(7) == "b4-c4").unwrap();
+    assert_eq!(ignored.proven, None);
+}
+
+#[test]
+fn under_mover_loses_a_side_never_repeats_a_third_time() {
+    // Under `mover_loses` the side that brings a position about the third time loses: the
+    // attackers, to move after b4-c4, must not play g6-f6 even when it is all the prior likes.
+    let r = brandubh_with_repetition("mover_loses");
+    let mut game = shuffled_game(&r);
+    let mv = game
+        .position()
+        .moves(&r)
+        .iter()
+        .copied()
+        .find(|m| m.text(7) == "b4-c4")
+        .unwrap();
+    game.play(&r, mv).unwrap();
+    let eval = Fixated {
+        favourite: "g6-f6",
+        value: 0.0,
+    };
+    for config in configs(8) {
+        let res = Search::new(config.clone(), &game, 2).run(&r, &eval, 0.0).unwrap();
+        let repeat = res.moves.iter().find(|m| m.mv.text(7) == "g6-f6").unwrap();
+        assert_eq!(repeat.proven, Some(-1), "{:?}", config.root);
+        assert_ne!(res.best.text(7), "g6-f6", "{:?}", config.root);
+    }
+}

@@ -9,7 +9,7 @@ use super::config::{RootSelection, SearchConfig};
 use super::evaluator::{EvalInput, Evaluator};
 use super::noise;
 use crate::bitset::BitSet;
-use crate::game::Game;
+use crate::game::{repetition_outcome, Game};
 use crate::position::Move;
 use crate::rules::Rules;
 use crate::side::Side;
@@ -537,6 +537,10 @@ impl<B: BitSet> Search<B> {
         let first = self.nodes.len();
         let uniform = 1.0 / moves.len().max(1) as f32;
         let mut wins = false;
+        // Positions already seen twice on this line (the game's history and the path through
+        // the tree, since the last capture): a move back to one ends the game by repetition,
+        // and the side to move here must see that now, not only if it happens to search it.
+        let twice = leaf.game.repeated_twice(rules);
         for (i, &mv) in moves.iter().enumerate() {
             let p = priors
                 .get(i)
@@ -544,10 +548,15 @@ impl<B: BitSet> Search<B> {
                 .filter(|p| p.is_finite() && *p >= 0.0)
                 .unwrap_or(uniform);
             let mut child = Node::new(mv, p);
-            if might_end_game(rules, pos, mv) {
+            if !twice.is_empty() || might_end_game(rules, pos, mv) {
                 let mut after = *pos;
                 let eff = after.play_unchecked(rules, mv);
-                if let Some(o) = after.decisive_outcome(rules, &eff) {
+                let outcome = after.decisive_outcome(rules, &eff).or_else(|| {
+                    (!eff.captured.any() && twice.contains(&after.hash()))
+                        .then(|| repetition_outcome(rules, 3, pos.to_move()))
+                        .flatten()
+                });
+                if let Some(o) = outcome {
                     child.state = State::Terminal;
                     child.proven = proven_for(o.winner, pos.to_move());
                     wins |= child.proven == 1;
