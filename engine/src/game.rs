@@ -156,6 +156,14 @@ impl<B: BitSet> Game<B> {
         }
     }
 
+    /// Ends the game: `side` ran out of time on its clock, and the other side wins. Does
+    /// nothing after the end.
+    pub fn lose_on_time(&mut self, side: crate::Side) {
+        if self.outcome.is_none() {
+            self.outcome = Some(Outcome::win(side.opponent(), Reason::Time));
+        }
+    }
+
     /// Takes back the last move (replays the game without it). Returns false at the start.
     pub fn undo(&mut self, rules: &Rules<B>) -> bool {
         if self.moves.is_empty() {

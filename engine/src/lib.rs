@@ -64,6 +64,7 @@ pub use search::{
     Evaluator, EvaluatorFactory, EvaluatorSpec, Heuristic, Level, Levels, MoveStat, Player, PlayerSpec,
     Rollout, RootSelection, Search, SearchConfig, SearchResult, Uniform, Wdl,
 };
+pub use search::{merge_results, parse_duration, Clock, Deadline, ThinkingLimit, MAX_NODES, MOVE_OVERHEAD};
 pub use side::{Piece, Side};
 pub use square::{parse_square, square, square_name, Sq, MAX_SIZE};
 pub use symmetry::{transform_move, transform_position, transform_square, SYMMETRIES};

@@ -28,6 +28,8 @@ pub enum Reason {
     NoMoves,
     /// The caller's ply limit was reached.
     PlyLimit,
+    /// A player's game clock ran out (a clock kept by a match or a host, not the rules).
+    Time,
 }
 
 impl Reason {
@@ -41,6 +43,7 @@ impl Reason {
             Reason::Repetition => "repetition",
             Reason::NoMoves => "no legal moves",
             Reason::PlyLimit => "ply limit",
+            Reason::Time => "time",
         }
     }
 }

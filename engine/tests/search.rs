@@ -511,3 +511,115 @@ fn under_mover_loses_a_side_never_repeats_a_third_time() {
         assert_ne!(res.best.text(7), "g6-f6", "{:?}", config.root);
     }
 }
+
+fn player(spec: &str, seed: u64) -> Player<u128> {
+    Player::new(
+        &PlayerSpec::parse(spec).unwrap(),
+        seed,
+        &SearchConfig::default(),
+        &classic_evaluator,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_time_limit_replaces_the_simulation_count() {
+    // One simulation a move by the spec, but 150 ms a move: the search runs on to its time.
+    let r = rules("tablut");
+    let game = Game::new(&r);
+    let mut p = player("mcts:heuristic:1", 1);
+    let (_, res) = p.choose(&r, &game).unwrap();
+    assert_eq!(res.unwrap().simulations, 1);
+    p.limit = ThinkingLimit::MoveTime(std::time::Duration::from_millis(150));
+    let t0 = std::time::Instant::now();
+    let (mv, res) = p.choose(&r, &game).unwrap();
+    let took = t0.elapsed();
+    assert!(game.position().moves(&r).as_slice().contains(&mv));
+    assert!(res.unwrap().simulations > 1);
+    // Not a speed assertion: a bound far above the limit, that a search ignoring it would pass
+    // only by luck (tens of thousands of simulations a second on the slowest machine).
+    assert!(took < std::time::Duration::from_secs(20), "{took:?}");
+}
+
+#[test]
+fn a_player_on_a_clock_loses_on_time_only_if_it_overruns() {
+    // Two players on a 2 s + 0.05 s clock play a whole game: the time manager never flags.
+    let r = rules("brandubh");
+    let clock = ThinkingLimit::parse_clock("2+0.05").unwrap();
+    let mut a = player("mcts:heuristic:1000000", 1);
+    let mut d = player("mcts:heuristic:1000000", 2);
+    a.limit = clock;
+    d.limit = clock;
+    let game = play_game(&r, &mut a, &mut d, Some(60));
+    let o = game.outcome().unwrap();
+    assert_ne!(o.reason, Reason::Time, "{o:?} after {} plies", game.ply());
+    // A clock with no time left loses at once.
+    let mut a = player("random", 1);
+    let mut d = player("random", 2);
+    a.limit = ThinkingLimit::Clock {
+        base: std::time::Duration::ZERO,
+        increment: std::time::Duration::from_nanos(1),
+    };
+    let game = play_game(&r, &mut a, &mut d, Some(60));
+    assert_eq!(game.outcome(), Some(Outcome::win(Side::Defenders, Reason::Time)));
+}
+
+#[test]
+fn two_search_threads_share_the_simulations_and_play_the_same_game_again() {
+    let r = rules("brandubh");
+    let play = |threads: usize| {
+        let mut a = player("mcts:heuristic:200", 5);
+        let mut d = player("mcts:heuristic:200", 6);
+        a.threads = threads;
+        d.threads = threads;
+        let mut game = Game::new(&r).with_ply_limit(Some(30));
+        let mut sims = Vec::new();
+        while game.outcome().is_none() {
+            let p = if game.position().to_move() == Side::Attackers {
+                &mut a
+            } else {
+                &mut d
+            };
+            let (mv, res) = p.choose(&r, &game).unwrap();
+            sims.push(res.unwrap().simulations);
+            game.play(&r, mv).unwrap();
+        }
+        (game.moves().iter().map(|m| m.mv).collect::<Vec<_>>(), sims)
+    };
+    let (moves, sims) = play(2);
+    assert_eq!(play(2).0, moves, "seeded trees, merged in order: reproducible");
+    // Each tree searches half; the merged result counts both (a proven root stops early).
+    assert!(sims.iter().all(|&s| s <= 200 + 2), "{sims:?}");
+    assert!(sims.iter().any(|&s| s >= 190), "{sims:?}");
+}
+
+#[test]
+fn merged_results_add_visits_and_keep_proofs() {
+    let r = rules("brandubh");
+    let game = open_corner_position(&r);
+    let eval = Fixated {
+        favourite: "a6-f6",
+        value: 0.0,
+    };
+    let results: Vec<SearchResult> = (0..3)
+        .map(|seed| {
+            let config = SearchConfig {
+                simulations: 40,
+                ..SearchConfig::default()
+            };
+            Search::new(config, &game, seed).run(&r, &eval, 0.0).unwrap()
+        })
+        .collect();
+    let total: u32 = results.iter().map(|x| x.simulations).sum();
+    let visits: Vec<u32> = (0..results[0].moves.len())
+        .map(|i| results.iter().map(|x| x.moves[i].visits).sum())
+        .collect();
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1);
+    let merged = merge_results(results, 0.0, &mut rng).unwrap();
+    assert_eq!(merged.simulations, total);
+    assert_eq!(merged.moves.iter().map(|m| m.visits).collect::<Vec<_>>(), visits);
+    let refuted = merged.moves.iter().find(|m| m.mv.text(7) == "a6-f6").unwrap();
+    assert_eq!(refuted.proven, Some(-1));
+    assert_ne!(merged.best.text(7), "a6-f6");
+    assert!((merged.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+}

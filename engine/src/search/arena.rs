@@ -1,6 +1,7 @@
 //! Games between two players, the unit of arenas, ladders and skilled balance studies.
 
 use super::player::Player;
+use super::time::{Clock, ThinkingLimit};
 use crate::bitset::BitSet;
 use crate::game::Game;
 use crate::outcome::Outcome;
@@ -8,6 +9,7 @@ use crate::rules::Rules;
 use crate::side::Side;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
 
 /// Plays one game from the start: `attackers` and `defenders` choose moves until the rules
 /// or `ply_limit` end it. Returns the finished game.
@@ -58,21 +60,40 @@ pub fn random_opening<B: BitSet>(rules: &Rules<B>, plies: u32, seed: u64, ply_li
 }
 
 /// Plays `game` on to its end: `attackers` and `defenders` choose moves until the rules or the
-/// game's ply limit end it.
+/// game's ply limit end it. A player whose limit is a game clock has its clock kept here: the
+/// time each move takes is spent from it, its increment added, and a player whose clock runs
+/// out loses on time.
 pub fn play_game_from<B: BitSet>(
     rules: &Rules<B>,
     mut game: Game<B>,
     attackers: &mut Player<B>,
     defenders: &mut Player<B>,
 ) -> Game<B> {
+    let start_clock = |p: &Player<B>| match p.limit {
+        ThinkingLimit::Clock { base, increment } => Some(Clock {
+            remaining: base,
+            increment,
+        }),
+        _ => None,
+    };
+    let mut clocks = [start_clock(attackers), start_clock(defenders)];
     while game.outcome().is_none() {
-        let player = match game.position().to_move() {
-            Side::Attackers => &mut *attackers,
-            Side::Defenders => &mut *defenders,
+        let side = game.position().to_move();
+        let (player, clock) = match side {
+            Side::Attackers => (&mut *attackers, &mut clocks[0]),
+            Side::Defenders => (&mut *defenders, &mut clocks[1]),
         };
+        player.clock = *clock;
+        let t0 = Instant::now();
         let Some((mv, _)) = player.choose(rules, &game) else {
             break;
         };
+        if let Some(c) = clock {
+            if !c.spend(t0.elapsed()) {
+                game.lose_on_time(side);
+                break;
+            }
+        }
         if game.play(rules, mv).is_err() {
             // A player that returns an illegal move ends the game without a result rather
             // than crashing the match.

@@ -8,6 +8,7 @@
 use super::config::{RootSelection, SearchConfig};
 use super::evaluator::{EvalInput, Evaluator};
 use super::noise;
+use super::time::Deadline;
 use crate::bitset::BitSet;
 use crate::game::{repetition_outcome, Game};
 use crate::position::Move;
@@ -17,6 +18,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 const UNKNOWN: i8 = 2;
+
+/// Most nodes a tree holds (about 30 bytes each): a search stops growing it there.
+pub const MAX_NODES: usize = 16_000_000;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum State {
@@ -236,12 +240,26 @@ impl<B: BitSet> Search<B> {
     /// Runs `config.simulations` simulations from the root and returns the result. The move
     /// is chosen by proven win first; else under the Gumbel root the sequential-halving
     /// winner; else the most visited move, or with `temperature > 0` a draw with
-    /// probability proportional to visits^(1/temperature).
+    /// probability proportional to visits^(1/temperature). Proven losses are chosen only
+    /// when every move loses.
     pub fn run(
         &mut self,
         rules: &Rules<B>,
         evaluator: &dyn Evaluator<B>,
         temperature: f32,
+    ) -> Option<SearchResult> {
+        self.run_until(rules, evaluator, temperature, Deadline::none())
+    }
+
+    /// [`Search::run`] that also stops at a deadline (thinking time): at its hard limit, or
+    /// at its soft one once the best move is clear. The tree also stops growing at
+    /// [`MAX_NODES`] nodes, so a long think cannot exhaust memory.
+    pub fn run_until(
+        &mut self,
+        rules: &Rules<B>,
+        evaluator: &dyn Evaluator<B>,
+        temperature: f32,
+        deadline: Deadline,
     ) -> Option<SearchResult> {
         if self.game.outcome().is_some() {
             return None;
@@ -268,6 +286,9 @@ impl<B: BitSet> Search<B> {
         match self.config.root {
             RootSelection::Puct => {
                 while done < total && !self.root_solved() {
+                    if self.nodes.len() >= MAX_NODES || deadline.reached(|| self.best_is_clear()) {
+                        break;
+                    }
                     let want = (total - done).min(self.config.batch_size);
                     let ran = self.simulate_batch(rules, evaluator, want, &[]);
                     if ran == 0 {
@@ -277,7 +298,7 @@ impl<B: BitSet> Search<B> {
                 }
             }
             RootSelection::Gumbel => {
-                let (choice, ran) = self.gumbel_root(rules, evaluator, total.saturating_sub(done));
+                let (choice, ran) = self.gumbel_root(rules, evaluator, total.saturating_sub(done), deadline);
                 gumbel_choice = Some(choice);
                 done += ran;
             }
@@ -289,8 +310,31 @@ impl<B: BitSet> Search<B> {
         self.config.solver && self.nodes[self.root].proven != UNKNOWN
     }
 
+    /// Whether one root move has at least twice the visits of any other (or is the only
+    /// one): more thinking would hardly change the choice.
+    fn best_is_clear(&self) -> bool {
+        let mut first = 0u32;
+        let mut second = 0u32;
+        for c in self.nodes[self.root].children() {
+            let v = self.nodes[c].visits;
+            if v > first {
+                second = first;
+                first = v;
+            } else if v > second {
+                second = v;
+            }
+        }
+        self.nodes[self.root].num_children <= 1 || (first >= 8 && first >= 2 * second)
+    }
+
     /// Gumbel-top-k with sequential halving; returns the chosen root child and the simulations run.
-    fn gumbel_root(&mut self, rules: &Rules<B>, evaluator: &dyn Evaluator<B>, budget: u32) -> (usize, u32) {
+    fn gumbel_root(
+        &mut self,
+        rules: &Rules<B>,
+        evaluator: &dyn Evaluator<B>,
+        budget: u32,
+        deadline: Deadline,
+    ) -> (usize, u32) {
         let kids: Vec<usize> = self.nodes[self.root].children().collect();
         let logits: Vec<f32> = kids
             .iter()
@@ -318,6 +362,11 @@ impl<B: BitSet> Search<B> {
             }
             schedule.truncate(left as usize);
             for chunk in schedule.chunks(self.config.batch_size as usize) {
+                if self.nodes.len() >= MAX_NODES || deadline.reached(|| false) {
+                    // Out of time: the candidates are ranked on what was searched so far.
+                    left = 0;
+                    break;
+                }
                 let r = self.simulate_batch(rules, evaluator, chunk.len() as u32, chunk);
                 ran += r;
                 left = left.saturating_sub(r.max(1));
@@ -327,7 +376,7 @@ impl<B: BitSet> Search<B> {
             cand.truncate(cand.len().div_ceil(2));
         }
         // Spend what is left on PUCT from the root so the tree (and reuse) keeps growing.
-        while left > 0 && !self.root_solved() {
+        while left > 0 && !self.root_solved() && self.nodes.len() < MAX_NODES && !deadline.reached(|| true) {
             let r = self.simulate_batch(rules, evaluator, left.min(self.config.batch_size), &[]);
             if r == 0 {
                 break;
@@ -642,89 +691,19 @@ impl<B: BitSet> Search<B> {
                 }
             })
             .collect();
-        let total_visits: u32 = moves.iter().map(|m| m.visits).sum();
-        let winning: Vec<usize> = (0..kids.len()).filter(|&i| moves[i].proven == Some(1)).collect();
-        // A proven loss is played only when every move loses: the move choice (most visited,
-        // temperature draw, Gumbel choice) never prefers a refuted move over a drawing or
-        // unresolved one, even if the move gathered visits before the solver refuted it.
-        let all_lose = moves.iter().all(|m| m.proven == Some(-1));
-        let allowed = |i: usize| all_lose || moves[i].proven != Some(-1);
-        let policy: Vec<f32> = if !winning.is_empty() {
-            // A solved root teaches its proven wins, not the prior the search stopped at.
-            let share = 1.0 / winning.len() as f32;
-            (0..kids.len())
-                .map(|i| if moves[i].proven == Some(1) { share } else { 0.0 })
-                .collect()
+        let policy: Vec<f32> = if moves.iter().any(|m| m.proven == Some(1)) {
+            visit_policy(&moves)
         } else if self.config.root == RootSelection::Gumbel {
             let logits: Vec<f32> = kids
                 .iter()
                 .map(|&c| self.nodes[c].prior.max(1e-12).ln() + self.sigma(self.completed_q(c)))
                 .collect();
             softmax(&logits)
-        } else if total_visits == 0 {
-            moves.iter().map(|m| m.prior).collect()
         } else {
-            // Visit shares of the moves not proven lost; if only refuted moves were visited,
-            // the prior of the others.
-            let allowed_visits: u32 = (0..kids.len())
-                .filter(|&i| allowed(i))
-                .map(|i| moves[i].visits)
-                .sum();
-            let allowed_prior: f32 = (0..kids.len())
-                .filter(|&i| allowed(i))
-                .map(|i| moves[i].prior)
-                .sum();
-            (0..kids.len())
-                .map(|i| {
-                    if !allowed(i) {
-                        0.0
-                    } else if allowed_visits > 0 {
-                        moves[i].visits as f32 / allowed_visits as f32
-                    } else {
-                        moves[i].prior / allowed_prior.max(1e-12)
-                    }
-                })
-                .collect()
+            visit_policy(&moves)
         };
-        let most_visited = (0..kids.len())
-            .filter(|&i| allowed(i))
-            .max_by(|&a, &b| {
-                (moves[a].visits, moves[a].q)
-                    .partial_cmp(&(moves[b].visits, moves[b].q))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            })
-            .unwrap_or(0);
-        let gumbel = gumbel_choice
-            .and_then(|g| kids.iter().position(|&c| c == g))
-            .filter(|&g| allowed(g));
-        let chosen = if let Some(&w) = winning.first() {
-            w
-        } else if let Some(g) = gumbel {
-            g
-        } else if temperature > 0.0 && total_visits > 0 {
-            let weights: Vec<f64> = (0..kids.len())
-                .map(|i| {
-                    if allowed(i) {
-                        (moves[i].visits as f64).powf(1.0 / temperature as f64)
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
-            let sum: f64 = weights.iter().sum();
-            let mut x = noise::unit(&mut self.rng) as f64 * sum;
-            let mut pick = most_visited;
-            for (i, w) in weights.iter().enumerate() {
-                if *w > 0.0 && x < *w {
-                    pick = i;
-                    break;
-                }
-                x -= w;
-            }
-            pick
-        } else {
-            most_visited
-        };
+        let gumbel = gumbel_choice.and_then(|g| kids.iter().position(|&c| c == g));
+        let chosen = choose_move(&moves, gumbel, temperature, &mut self.rng);
         let proven = (root.proven != UNKNOWN).then_some(-root.proven);
         SearchResult {
             best: moves[chosen].mv,
@@ -770,6 +749,151 @@ impl<B: BitSet> Search<B> {
         }
         pv
     }
+}
+
+/// The training target of a PUCT search: a solved root's proven wins; else the visit shares
+/// of the moves not proven lost (a proven loss is never a good move, though it gathered
+/// visits before it was refuted); the prior of those moves if none of them was visited.
+fn visit_policy(moves: &[MoveStat]) -> Vec<f32> {
+    let wins = moves.iter().filter(|m| m.proven == Some(1)).count();
+    if wins > 0 {
+        // A solved root teaches its proven wins, not the prior the search stopped at.
+        let share = 1.0 / wins as f32;
+        return moves
+            .iter()
+            .map(|m| if m.proven == Some(1) { share } else { 0.0 })
+            .collect();
+    }
+    let all_lose = moves.iter().all(|m| m.proven == Some(-1));
+    let allowed = |m: &MoveStat| all_lose || m.proven != Some(-1);
+    let visits: u32 = moves.iter().filter(|m| allowed(m)).map(|m| m.visits).sum();
+    let prior: f32 = moves.iter().filter(|m| allowed(m)).map(|m| m.prior).sum();
+    moves
+        .iter()
+        .map(|m| {
+            if !allowed(m) {
+                0.0
+            } else if visits > 0 {
+                m.visits as f32 / visits as f32
+            } else {
+                m.prior / prior.max(1e-12)
+            }
+        })
+        .collect()
+}
+
+/// The move a search plays, as an index into `moves`: a proven win first; else the Gumbel
+/// root's choice (`gumbel`); else the most visited move, or with `temperature > 0` a draw
+/// with probability proportional to visits^(1/temperature). A proven loss is chosen only
+/// when every move loses: the choice never prefers a refuted move over a drawing or
+/// unresolved one, even if the move gathered visits before the solver refuted it.
+fn choose_move(moves: &[MoveStat], gumbel: Option<usize>, temperature: f32, rng: &mut ChaCha8Rng) -> usize {
+    if let Some(w) = moves.iter().position(|m| m.proven == Some(1)) {
+        return w;
+    }
+    let all_lose = moves.iter().all(|m| m.proven == Some(-1));
+    let allowed = |i: usize| all_lose || moves[i].proven != Some(-1);
+    let most_visited = (0..moves.len())
+        .filter(|&i| allowed(i))
+        .max_by(|&a, &b| {
+            (moves[a].visits, moves[a].q)
+                .partial_cmp(&(moves[b].visits, moves[b].q))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+        .unwrap_or(0);
+    if let Some(g) = gumbel.filter(|&g| g < moves.len() && allowed(g)) {
+        return g;
+    }
+    let total: u32 = moves.iter().map(|m| m.visits).sum();
+    if temperature <= 0.0 || total == 0 {
+        return most_visited;
+    }
+    let weights: Vec<f64> = (0..moves.len())
+        .map(|i| {
+            if allowed(i) {
+                (moves[i].visits as f64).powf(1.0 / temperature as f64)
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let sum: f64 = weights.iter().sum();
+    let mut x = noise::unit(rng) as f64 * sum;
+    for (i, w) in weights.iter().enumerate() {
+        if *w > 0.0 && x < *w {
+            return i;
+        }
+        x -= w;
+    }
+    most_visited
+}
+
+/// Merges the results of independent searches of one position (root parallelism): visits
+/// add up, values are averaged by visits, a proof found by any search holds, and the move
+/// is chosen from the merged statistics as [`Search::run`] chooses it. `rng` draws under
+/// `temperature`. `None` for no results.
+pub fn merge_results(
+    results: Vec<SearchResult>,
+    temperature: f32,
+    rng: &mut ChaCha8Rng,
+) -> Option<SearchResult> {
+    let mut iter = results.into_iter();
+    let first = iter.next()?;
+    let mut all = vec![first];
+    all.extend(iter);
+    if all.len() == 1 {
+        return all.pop();
+    }
+    let mut moves = all[0].moves.clone();
+    let mut value_sum = 0.0f64;
+    let mut weight = 0.0f64;
+    let mut simulations = 0u32;
+    let mut proven = None;
+    for m in moves.iter_mut() {
+        m.visits = 0;
+        m.q = 0.0;
+    }
+    let mut q_sum = vec![0.0f64; moves.len()];
+    for r in &all {
+        simulations += r.simulations;
+        let w = r.simulations.max(1) as f64;
+        value_sum += r.value as f64 * w;
+        weight += w;
+        proven = proven.or(r.proven);
+        for (i, m) in r.moves.iter().enumerate() {
+            // Every search of one position lists the same moves in the same order.
+            let Some(t) = moves.get_mut(i).filter(|t| t.mv == m.mv) else {
+                continue;
+            };
+            t.visits += m.visits;
+            q_sum[i] += m.q as f64 * m.visits as f64;
+            t.proven = t.proven.or(m.proven);
+        }
+    }
+    for (m, q) in moves.iter_mut().zip(&q_sum) {
+        if m.visits > 0 {
+            m.q = (*q / m.visits as f64) as f32;
+        }
+    }
+    let chosen = choose_move(&moves, None, temperature, rng);
+    let best = moves[chosen].mv;
+    let pv = all
+        .iter()
+        .filter(|r| r.pv.first() == Some(&best))
+        .max_by_key(|r| r.pv.len())
+        .map_or_else(|| vec![best], |r| r.pv.clone());
+    Some(SearchResult {
+        best,
+        policy: visit_policy(&moves),
+        moves,
+        value: match proven {
+            Some(p) => p as f32,
+            None => (value_sum / weight.max(1.0)) as f32,
+        },
+        proven,
+        pv,
+        simulations,
+    })
 }
 
 enum Descent<B: BitSet> {

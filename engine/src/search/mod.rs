@@ -8,10 +8,12 @@ mod evaluator;
 mod mcts;
 mod noise;
 mod player;
+mod time;
 
 pub use arena::{play_game, play_game_from, random_opening, score_for};
 pub use classic::{Heuristic, Rollout, Uniform};
 pub use config::{RootSelection, SearchConfig};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
-pub use mcts::{MoveStat, Search, SearchResult};
+pub use mcts::{merge_results, MoveStat, Search, SearchResult, MAX_NODES};
 pub use player::{classic_evaluator, EvaluatorFactory, EvaluatorSpec, Level, Levels, Player, PlayerSpec};
+pub use time::{parse_duration, Clock, Deadline, ThinkingLimit, MOVE_OVERHEAD};

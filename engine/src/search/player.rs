@@ -4,7 +4,8 @@
 use super::classic::{Heuristic, Rollout, Uniform};
 use super::config::SearchConfig;
 use super::evaluator::Evaluator;
-use super::mcts::{Search, SearchResult};
+use super::mcts::{merge_results, Search, SearchResult};
+use super::time::{Clock, Deadline, ThinkingLimit, MOVE_OVERHEAD};
 use crate::bitset::BitSet;
 use crate::game::Game;
 use crate::position::Move;
@@ -126,7 +127,8 @@ enum Kind<B: BitSet> {
     Mcts {
         config: SearchConfig,
         evaluator: Arc<dyn Evaluator<B>>,
-        search: Option<Box<Search<B>>>,
+        /// One tree per search thread, each kept between moves.
+        searches: Vec<Search<B>>,
     },
 }
 
@@ -141,6 +143,15 @@ pub struct Player<B: BitSet> {
     /// Probability of a uniformly random move instead of the player's own, each ply
     /// (the exploration rule of balance studies).
     pub exploration: f32,
+    /// How long a search player thinks: its simulations (the default), a time per move, or a
+    /// game clock. Under a time limit the spec's simulations no longer bound the search.
+    pub limit: ThinkingLimit,
+    /// The player's clock under a clock limit, kept by whoever keeps time (a match, a
+    /// protocol host); `None` until set, when the limit's base time is assumed.
+    pub clock: Option<Clock>,
+    /// Search threads: independent trees searched at once, their root statistics merged
+    /// (root parallelism). 1 by default; a game against a person can use every core.
+    pub threads: usize,
 }
 
 impl<B: BitSet> Player<B> {
@@ -165,7 +176,7 @@ impl<B: BitSet> Player<B> {
                 Kind::Mcts {
                     config,
                     evaluator: factory(evaluator)?,
-                    search: None,
+                    searches: Vec::new(),
                 }
             }
         };
@@ -176,7 +187,25 @@ impl<B: BitSet> Player<B> {
             seed,
             temperature: 0.0,
             exploration: 0.0,
+            limit: ThinkingLimit::Simulations,
+            clock: None,
+            threads: 1,
         })
+    }
+
+    /// The deadline of the next move under the player's limit, `ply` plies into the game.
+    pub fn deadline(&self, ply: u32) -> Deadline {
+        match self.limit {
+            ThinkingLimit::Simulations => Deadline::none(),
+            ThinkingLimit::MoveTime(d) => Deadline::fixed(d.saturating_sub(MOVE_OVERHEAD)),
+            ThinkingLimit::Clock { base, increment } => self
+                .clock
+                .unwrap_or(Clock {
+                    remaining: base,
+                    increment,
+                })
+                .deadline(ply),
+        }
     }
 
     /// The spec the player was built from.
@@ -195,6 +224,7 @@ impl<B: BitSet> Player<B> {
             let mv = pos.pick_move(rules, |c| self.rng.random_range(0..c))?;
             return Some((mv, None));
         }
+        let deadline = self.deadline(game.ply());
         match &mut self.kind {
             Kind::Random => Some((pos.pick_move(rules, |c| self.rng.random_range(0..c))?, None)),
             Kind::Greedy => {
@@ -231,21 +261,53 @@ impl<B: BitSet> Player<B> {
             Kind::Mcts {
                 config,
                 evaluator,
-                search,
+                searches,
             } => {
-                let s = match search {
-                    Some(s) => {
-                        s.sync(rules, game);
-                        s
+                let threads = self.threads.clamp(1, 256);
+                let timed = self.limit != ThinkingLimit::Simulations;
+                let mut cfg = config.clone();
+                if timed {
+                    // The clock bounds the search (and MAX_NODES its memory); sequential
+                    // halving needs its budget in advance, so timed searches use PUCT.
+                    cfg.simulations = u32::MAX;
+                    cfg.root = super::config::RootSelection::Puct;
+                } else {
+                    // The simulations are shared out among the trees.
+                    cfg.simulations = cfg.simulations.div_ceil(threads as u32).max(1);
+                }
+                if searches.len() != threads {
+                    searches.clear();
+                }
+                if searches.is_empty() {
+                    for t in 0..threads {
+                        let seed =
+                            self.seed ^ game.ply() as u64 ^ (t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                        searches.push(Search::new(cfg.clone(), game, seed));
                     }
-                    None => search.insert(Box::new(Search::new(
-                        config.clone(),
-                        game,
-                        self.seed ^ game.ply() as u64,
-                    ))),
+                } else {
+                    for s in searches.iter_mut() {
+                        s.set_config(cfg.clone());
+                        s.sync(rules, game);
+                    }
+                }
+                let temperature = self.temperature;
+                let result = if threads == 1 {
+                    searches[0].run_until(rules, evaluator.as_ref(), temperature, deadline)?
+                } else {
+                    let eval = evaluator.as_ref();
+                    let results: Vec<Option<SearchResult>> = std::thread::scope(|scope| {
+                        let handles: Vec<_> = searches
+                            .iter_mut()
+                            .map(|s| scope.spawn(move || s.run_until(rules, eval, 0.0, deadline)))
+                            .collect();
+                        handles.into_iter().map(|h| h.join().ok().flatten()).collect()
+                    });
+                    let results: Option<Vec<SearchResult>> = results.into_iter().collect();
+                    merge_results(results?, temperature, &mut self.rng)?
                 };
-                let result = s.run(rules, evaluator.as_ref(), self.temperature)?;
-                s.advance(rules, result.best);
+                for s in searches.iter_mut() {
+                    s.advance(rules, result.best);
+                }
                 Some((result.best, Some(result)))
             }
         }
