@@ -19,17 +19,27 @@ use crate::ruleset::Ruleset;
 use crate::side::Piece;
 use crate::square::{square, Sq};
 
-/// Reads a start position: a diagram, or an OpenTafl record when `record` is true.
-pub(crate) fn parse_setup(n: usize, text: &str, record: bool) -> Result<Vec<(Sq, Piece)>, ParseError> {
+/// Reads a start position: a diagram, or an OpenTafl record when `record` is true. Also
+/// returns the squares a diagram marks `#` (special squares), which the rules must confirm.
+pub(crate) fn parse_setup(
+    n: usize,
+    text: &str,
+    record: bool,
+) -> Result<(Vec<(Sq, Piece)>, Vec<Sq>), ParseError> {
     if record {
-        parse_position_record(n, text)
+        Ok((parse_position_record(n, text)?, Vec::new()))
     } else {
-        parse_diagram(n, text)
+        parse_diagram_marked(n, text)
     }
 }
 
 /// Reads the pieces of an `n x n` diagram.
 pub fn parse_diagram(n: usize, text: &str) -> Result<Vec<(Sq, Piece)>, ParseError> {
+    parse_diagram_marked(n, text).map(|(pieces, _)| pieces)
+}
+
+/// Reads the pieces of an `n x n` diagram and the squares it marks `#`.
+fn parse_diagram_marked(n: usize, text: &str) -> Result<(Vec<(Sq, Piece)>, Vec<Sq>), ParseError> {
     let footer: String = (0..n).map(|i| (b'a' + i as u8) as char).collect();
     let mut rows: Vec<(usize, Vec<char>)> = Vec::new();
     for (lineno, line) in text.lines().enumerate() {
@@ -52,6 +62,7 @@ pub fn parse_diagram(n: usize, text: &str) -> Result<Vec<(Sq, Piece)>, ParseErro
         )));
     }
     let mut pieces = Vec::new();
+    let mut marked = Vec::new();
     for (i, (lineno, cells)) in rows.iter().enumerate() {
         if cells.len() != n {
             return Err(ParseError::new(format!(
@@ -65,10 +76,15 @@ pub fn parse_diagram(n: usize, text: &str) -> Result<Vec<(Sq, Piece)>, ParseErro
                 'A' | 'a' | 't' => Some(Piece::Attacker),
                 'D' | 'd' | 'T' => Some(Piece::Defender),
                 'K' | 'k' => Some(Piece::King),
-                '.' | '#' => None,
+                '.' => None,
+                '#' => {
+                    marked.push(square(n, file, rank));
+                    None
+                }
                 other => {
                     return Err(ParseError::new(format!(
-                        "diagram line {lineno}: `{other}` is not a square; use A, D, K, . or #"
+                        "diagram line {lineno}: `{}` is not a square; use A, D, K, . or #",
+                        other.escape_default()
                     )))
                 }
             };
@@ -77,7 +93,7 @@ pub fn parse_diagram(n: usize, text: &str) -> Result<Vec<(Sq, Piece)>, ParseErro
             }
         }
     }
-    Ok(pieces)
+    Ok((pieces, marked))
 }
 
 /// Writes a diagram of `pieces` on the board of `rules`, with coordinates.

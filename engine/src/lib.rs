@@ -17,6 +17,7 @@ mod capture;
 mod diagram;
 mod error;
 mod game;
+pub mod input;
 mod movegen;
 mod notation;
 mod opentafl;

@@ -21,18 +21,20 @@ use crate::square::{parse_square_prefix, square, square_name, Sq};
 /// captures it names (empty when none are written).
 pub fn parse_move(n: usize, text: &str) -> Result<(Move, Vec<Sq>), ParseError> {
     let t = text.trim();
-    let (from, rest) = parse_square_prefix(n, t).map_err(|e| e.at(format!("move `{t}`")))?;
+    let shown = crate::input::quote(t);
+    let (from, rest) = parse_square_prefix(n, t).map_err(|e| e.at(format!("move `{shown}`")))?;
     let rest = rest.strip_prefix('-').unwrap_or(rest);
-    let (to, mut rest) = parse_square_prefix(n, rest).map_err(|e| e.at(format!("move `{t}`")))?;
+    let (to, mut rest) = parse_square_prefix(n, rest).map_err(|e| e.at(format!("move `{shown}`")))?;
     let mut captures = Vec::new();
     while let Some(r) = rest.strip_prefix('x') {
-        let (c, r) = parse_square_prefix(n, r).map_err(|e| e.at(format!("move `{t}`")))?;
+        let (c, r) = parse_square_prefix(n, r).map_err(|e| e.at(format!("move `{shown}`")))?;
         captures.push(c);
         rest = r;
     }
     if !rest.is_empty() {
         return Err(ParseError::new(format!(
-            "move `{t}`: unexpected `{rest}`; write moves as `e1-e4` or `d5-d3xd2`"
+            "move `{shown}`: unexpected `{}`; write moves as `e1-e4` or `d5-d3xd2`",
+            crate::input::quote(rest)
         )));
     }
     Ok((Move::new(from, to), captures))
@@ -55,7 +57,12 @@ pub fn parse_position_record(n: usize, text: &str) -> Result<Vec<(Sq, Piece)>, P
     let inner = t
         .strip_prefix('/')
         .and_then(|s| s.strip_suffix('/'))
-        .ok_or_else(|| ParseError::new(format!("position record `{t}` must start and end with `/`")))?;
+        .ok_or_else(|| {
+            ParseError::new(format!(
+                "position record `{}` must start and end with `/`",
+                crate::input::quote(t)
+            ))
+        })?;
     let rows: Vec<&str> = inner.split('/').collect();
     if rows.len() != n {
         return Err(ParseError::new(format!(
@@ -71,7 +78,7 @@ pub fn parse_position_record(n: usize, text: &str) -> Result<Vec<(Sq, Piece)>, P
             if let Some(d) = c.to_digit(10) {
                 let mut run = d as usize;
                 while let Some(d2) = chars.peek().and_then(|c| c.to_digit(10)) {
-                    run = run * 10 + d2 as usize;
+                    run = run.saturating_mul(10).saturating_add(d2 as usize);
                     chars.next();
                 }
                 if run == 0 {
@@ -80,7 +87,7 @@ pub fn parse_position_record(n: usize, text: &str) -> Result<Vec<(Sq, Piece)>, P
                         rank + 1
                     )));
                 }
-                file += run;
+                file = file.saturating_add(run);
             } else {
                 let p = match c {
                     't' => Piece::Attacker,
@@ -88,8 +95,9 @@ pub fn parse_position_record(n: usize, text: &str) -> Result<Vec<(Sq, Piece)>, P
                     'K' | 'k' => Piece::King,
                     other => {
                         return Err(ParseError::new(format!(
-                            "position record row {}: `{other}` is not a piece; use t, T, K or a number",
-                            rank + 1
+                            "position record row {}: `{}` is not a piece; use t, T, K or a number",
+                            rank + 1,
+                            other.escape_default()
                         )))
                     }
                 };
@@ -202,7 +210,9 @@ impl GameRecord {
                     .and_then(|v| v.strip_suffix('"'))
                     .ok_or_else(|| ParseError::new("a tag's value is in double quotes").at(&at))?;
                 if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric()) {
-                    return Err(ParseError::new(format!("`{key}` is not a tag name")).at(&at));
+                    return Err(
+                        ParseError::new(format!("`{}` is not a tag name", crate::input::quote(key))).at(&at),
+                    );
                 }
                 rec.tags.push((key.to_string(), value.to_string()));
                 continue;
@@ -225,7 +235,8 @@ impl GameRecord {
         if let Some(id) = self.tag("Rules") {
             if id != rules.ruleset.id() {
                 return Err(ParseError::new(format!(
-                    "the record is for rules `{id}`, not `{}`",
+                    "the record is for rules `{}`, not `{}`",
+                    crate::input::quote(id),
                     rules.ruleset.id()
                 )));
             }
@@ -236,7 +247,8 @@ impl GameRecord {
             Some("defenders") => Side::Defenders,
             Some(other) => {
                 return Err(ParseError::new(format!(
-                    "tag ToMove: `{other}` is not allowed; allowed values: attackers, defenders"
+                    "tag ToMove: `{}` is not allowed; allowed values: attackers, defenders",
+                    crate::input::quote(other)
                 )))
             }
         };
@@ -246,13 +258,16 @@ impl GameRecord {
         };
         let mut game = Game::from_position(rules, start);
         if let Some(limit) = self.tag("PlyLimit") {
-            let l: u32 = limit
-                .parse()
-                .map_err(|_| ParseError::new(format!("tag PlyLimit: `{limit}` is not a number")))?;
+            let l: u32 = limit.parse().map_err(|_| {
+                ParseError::new(format!(
+                    "tag PlyLimit: `{}` is not a number",
+                    crate::input::quote(limit)
+                ))
+            })?;
             game = game.with_ply_limit(Some(l));
         }
         for (i, text) in self.moves.iter().enumerate() {
-            let at = format!("move {} (`{text}`)", i + 1);
+            let at = format!("move {} (`{}`)", i + 1, crate::input::quote(text));
             let (mv, written) = parse_move(n, text).map_err(|e| e.at(&at))?;
             game.play(rules, mv)
                 .map_err(|e| ParseError::new(e.reason).at(&at))?;

@@ -121,9 +121,12 @@ pub struct CsvGame {
 }
 
 fn count_column(text: &str, name: &str) -> Result<usize, ParseError> {
-    text.trim()
-        .parse()
-        .map_err(|_| ParseError::new(format!("column `{name}`: `{text}` is not a count")))
+    text.trim().parse().map_err(|_| {
+        ParseError::new(format!(
+            "column `{name}`: `{}` is not a count",
+            crate::input::quote(text)
+        ))
+    })
 }
 
 impl CsvGame {
@@ -146,8 +149,9 @@ impl CsvGame {
         for (i, tok) in cols[0].split_whitespace().enumerate() {
             if timeout {
                 return Err(ParseError::new(format!(
-                    "move {}: `{tok}` follows `timeout`, which must come last",
-                    i + 1
+                    "move {}: `{}` follows `timeout`, which must come last",
+                    i + 1,
+                    crate::input::quote(tok)
                 ))
                 .at(&at));
             }
@@ -178,7 +182,7 @@ impl CsvGame {
         let result = CsvResult::parse(cols[3].trim()).ok_or_else(|| {
             ParseError::new(format!(
                 "column `result`: `{}` is not allowed; allowed values: White, Black, Draw, Ongoing",
-                cols[3]
+                crate::input::quote(cols[3])
             ))
             .at(&at)
         })?;
@@ -372,7 +376,11 @@ impl fmt::Display for Mismatch {
                 text,
                 reason,
                 diagram,
-            } => write!(f, "move {ply} `{text}` is illegal: {reason}\n{diagram}"),
+            } => write!(
+                f,
+                "move {ply} `{}` is illegal: {reason}\n{diagram}",
+                crate::input::quote(text)
+            ),
             Mismatch::Captures {
                 ply,
                 text,
@@ -381,8 +389,9 @@ impl fmt::Display for Mismatch {
                 diagram,
             } => write!(
                 f,
-                "move {ply} `{text}`: the record captures [{}], the rules capture [{}]\n{diagram}",
-                recorded.join(" "),
+                "move {ply} `{}`: the record captures [{}], the rules capture [{}]\n{diagram}",
+                crate::input::quote(text),
+                crate::input::quote(&recorded.join(" ")),
                 made.join(" ")
             ),
             Mismatch::Timeout { ply, loser, recorded } => write!(

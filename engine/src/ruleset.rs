@@ -197,7 +197,9 @@ pub struct Ruleset {
 /// The parser's message, led by the field it concerns when the error points into a
 /// `key = value` line, so the user reads `field `escape`: unknown variant ...` first.
 fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
-    let full = e.to_string().trim_end().to_string();
+    // The parser shows the offending line: cut it, so that a file of garbage on one line
+    // does not make an error message as long as the file.
+    let full = crate::input::printable(e.to_string().trim_end(), true, 160);
     let Some(span) = e.span() else { return full };
     let line_start = text[..span.start.min(text.len())]
         .rfind('\n')
@@ -205,7 +207,11 @@ fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
     let line = text[line_start..].lines().next().unwrap_or("");
     match line.split_once('=') {
         Some((key, _)) if !key.trim().is_empty() && !key.contains('[') => {
-            format!("field `{}`: {}\n{full}", key.trim(), e.message().trim_end())
+            format!(
+                "field `{}`: {}\n{full}",
+                crate::input::quote(key.trim()),
+                crate::input::printable(e.message().trim_end(), false, 240)
+            )
         }
         _ => full,
     }
@@ -244,9 +250,9 @@ impl Ruleset {
         }
         let path = Path::new(spec);
         if spec.ends_with(".toml") || path.exists() {
-            let text = std::fs::read_to_string(path).map_err(|e| RulesError {
+            let text = crate::input::read_text(path).map_err(|message| RulesError {
                 file: spec.to_string(),
-                message: format!("cannot read it: {e}"),
+                message,
             })?;
             return Ruleset::from_toml(&text, spec);
         }
@@ -295,7 +301,7 @@ impl Ruleset {
         {
             return Err(format!(
                 "field `id`: `{}` is not allowed; allowed: letters, digits, `-` and `_`",
-                file.id
+                crate::input::quote(&file.id)
             ));
         }
         let corners = match &file.corners {
@@ -305,7 +311,8 @@ impl Ruleset {
             }
             CornersSpec::Word(w) => {
                 return Err(format!(
-                    "field `corners`: `{w}` is not allowed; allowed values: none, corners, or a list of squares such as [\"a1\", \"b1\"]"
+                    "field `corners`: `{}` is not allowed; allowed values: none, corners, or a list of squares such as [\"a1\", \"b1\"]",
+                    crate::input::quote(w)
                 ))
             }
             CornersSpec::Squares(list) => {
@@ -313,7 +320,10 @@ impl Ruleset {
                 for s in list {
                     let sq = parse_square(n, s).map_err(|e| format!("field `corners`: {e}"))?;
                     if v.contains(&sq) {
-                        return Err(format!("field `corners`: `{s}` is listed twice"));
+                        return Err(format!(
+                            "field `corners`: `{}` is listed twice",
+                            crate::input::quote(s)
+                        ));
                     }
                     v.push(sq);
                 }
@@ -336,15 +346,56 @@ impl Ruleset {
                 "field `escape`: `corners` needs corner squares, but `corners` is `none`; allowed values here: edge".into(),
             );
         }
-        let start = match (&file.setup, &file.position) {
-            (Some(d), None) => parse_setup(n, d, false).map_err(|e| format!("field `setup`: {e}"))?,
-            (None, Some(p)) => parse_setup(n, p, true).map_err(|e| format!("field `position`: {e}"))?,
+        let (layout, (start, marked)) = match (&file.setup, &file.position) {
+            (Some(d), None) => (
+                "setup",
+                parse_setup(n, d, false).map_err(|e| format!("field `setup`: {e}"))?,
+            ),
+            (None, Some(p)) => (
+                "position",
+                parse_setup(n, p, true).map_err(|e| format!("field `position`: {e}"))?,
+            ),
             _ => {
                 return Err(
                     "exactly one of the fields `setup` (a diagram) and `position` (an OpenTafl position record) must be given".into(),
                 )
             }
         };
+        let name = |sq: Sq| crate::square::square_name(n, sq);
+        // `#` marks a special square; on any other square it would silently read as empty.
+        if let Some(&sq) = marked
+            .iter()
+            .find(|&&sq| !corners.contains(&sq) && throne != Some(sq))
+        {
+            return Err(format!(
+                "field `{layout}`: `#` on {}, which is neither a corner nor the throne under these rules; use `.` for an empty square",
+                name(sq)
+            ));
+        }
+        // A start position that is already decided: the king on a square where he escapes.
+        for &(sq, p) in &start {
+            if p != Piece::King {
+                continue;
+            }
+            if corners.contains(&sq) {
+                let field = if matches!(file.corners, CornersSpec::Squares(_)) {
+                    "corners"
+                } else {
+                    layout
+                };
+                return Err(format!(
+                    "field `{field}`: the king starts on {}, a corner square; the game would start decided",
+                    name(sq)
+                ));
+            }
+            let (f, r) = (sq as usize % n, sq as usize / n);
+            if file.escape == Escape::Edge && (f == 0 || r == 0 || f == n - 1 || r == n - 1) {
+                return Err(format!(
+                    "field `{layout}`: the king starts on {}, an edge square, where he escapes under `escape = \"edge\"`; the game would start decided",
+                    name(sq)
+                ));
+            }
+        }
         let rs = Ruleset {
             file,
             corners,
@@ -475,6 +526,59 @@ mod tests {
         let text = builtin_text("brandubh").unwrap().replace("size = 7", "size = 8");
         let e = Ruleset::from_toml(&text, "x.toml").unwrap_err().to_string();
         assert!(e.contains("size") && e.contains("odd"), "{e}");
+    }
+
+    #[test]
+    fn rules_that_start_decided_are_refused() {
+        let brandubh = builtin_text("brandubh").unwrap();
+        // The king on a corner of the layout.
+        let text = brandubh
+            .replace("# . . A . . #\n. . . A", "K . . A . . #\n. . . A")
+            .replace("A A D K D A A", "A A D . D A A");
+        let e = Ruleset::from_toml(&text, "x.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("field `setup`") && e.contains("a7") && e.contains("corner"),
+            "{e}"
+        );
+        // A corner listed under the king.
+        let text = brandubh
+            .replace("corners = \"corners\"", "corners = [\"a1\", \"d4\"]")
+            .replace("throne = \"centre\"", "throne = \"none\"")
+            .replace("# . . A . . #\n. . . A", ". . . A . . .\n. . . A")
+            .replace("# . . A . . #\n\"\"\"", "# . . A . . .\n\"\"\"");
+        let e = Ruleset::from_toml(&text, "x.toml").unwrap_err().to_string();
+        assert!(e.contains("field `corners`") && e.contains("d4"), "{e}");
+        // The king on the edge where he escapes on any edge square.
+        let text = brandubh
+            .replace("escape = \"corners\"", "escape = \"edge\"")
+            .replace("# . . A . . #\n. . . A", "# K . A . . #\n. . . A")
+            .replace("A A D K D A A", "A A D . D A A");
+        let e = Ruleset::from_toml(&text, "x.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("field `setup`") && e.contains("b7") && e.contains("edge"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_hash_on_an_ordinary_square_is_refused() {
+        let text = builtin_text("brandubh")
+            .unwrap()
+            .replace(". . . D . . .\nA A D K", ". # . D . . .\nA A D K");
+        let e = Ruleset::from_toml(&text, "x.toml").unwrap_err().to_string();
+        assert!(e.contains("field `setup`") && e.contains("`#` on b5"), "{e}");
+    }
+
+    #[test]
+    fn garbage_in_a_rules_file_makes_a_short_message() {
+        let text = format!("id = \"x\"\nname = {}\n", "\u{1b}[2J".repeat(200_000));
+        let e = Ruleset::from_toml(&text, "x.toml").unwrap_err().to_string();
+        assert!(e.len() < 2000, "{} bytes", e.len());
+        assert!(!e.contains('\u{1b}'), "{e}");
+        let e = Ruleset::from_toml(&format!("{}\n", "z".repeat(1_000_000)), "x.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 2000, "{} bytes", e.len());
     }
 
     #[test]

@@ -42,7 +42,9 @@ pub fn parse_square(n: usize, text: &str) -> Result<Sq, ParseError> {
     let (sq, rest) = parse_square_prefix(n, text)?;
     if !rest.is_empty() {
         return Err(ParseError::new(format!(
-            "`{text}` is not a square: unexpected `{rest}` after it"
+            "`{}` is not a square: unexpected `{}` after it",
+            crate::input::quote(text),
+            crate::input::quote(rest)
         )));
     }
     Ok(sq)
@@ -58,21 +60,24 @@ pub fn parse_square_prefix(n: usize, text: &str) -> Result<(Sq, &str), ParseErro
     let f = f.to_ascii_lowercase();
     if !f.is_ascii_lowercase() || (f - b'a') as usize >= n {
         return Err(ParseError::new(format!(
-            "`{text}`: a square starts with a file `a`..`{last_file}`"
+            "`{}`: a square starts with a file `a`..`{last_file}`",
+            crate::input::quote(text)
         )));
     }
     let digits = bytes[1..].iter().take_while(|b| b.is_ascii_digit()).count();
     if digits == 0 || digits > 2 {
         return Err(ParseError::new(format!(
-            "`{text}`: a square's file is followed by a rank 1..{n}"
+            "`{}`: a square's file is followed by a rank 1..{n}",
+            crate::input::quote(text)
         )));
     }
     let rank: usize = text[1..1 + digits]
         .parse()
-        .map_err(|_| ParseError::new(format!("`{text}`: bad rank")))?;
+        .map_err(|_| ParseError::new(format!("`{}`: bad rank", crate::input::quote(text))))?;
     if rank == 0 || rank > n {
         return Err(ParseError::new(format!(
-            "`{text}`: rank {rank} is off the board (1..{n})"
+            "`{}`: rank {rank} is off the board (1..{n})",
+            crate::input::quote(text)
         )));
     }
     Ok((square(n, (f - b'a') as usize, rank - 1), &text[1 + digits..]))
