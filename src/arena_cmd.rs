@@ -3,7 +3,7 @@
 //! inside a training run.
 
 use crate::players::{build, Resolved};
-use tafl_engine::{with_board, BitSet, Rules, Ruleset, Side};
+use tafl_engine::{with_board, BitSet, Rules, Ruleset, Side, ThinkingLimit};
 use tafl_trainer::arena::{play_match_with, MatchResult, MatchSettings};
 
 /// How a match is played.
@@ -20,6 +20,10 @@ pub struct Settings {
     /// Probability, each move, that either player plays a uniformly random legal move instead
     /// of its own; a level's own exploration stays where higher.
     pub exploration: f32,
+    /// Thinking time of both players (their own simulations by default).
+    pub limit: ThinkingLimit,
+    /// Threads of each player's search.
+    pub search_threads: usize,
 }
 
 /// A word of a shell command line: as it is when it is plain, else in single quotes.
@@ -34,7 +38,7 @@ fn shell_word(w: &str) -> String {
 
 /// The command line that plays the same match again (players and rules as given).
 pub fn command_line(a: &str, b: &str, rules: &str, s: &Settings) -> String {
-    format!(
+    let mut line = format!(
         "tafl arena {} {} --rules {} --games {} --seed {} --ply-limit {} --opening-plies {} --exploration {}",
         shell_word(a),
         shell_word(b),
@@ -44,7 +48,16 @@ pub fn command_line(a: &str, b: &str, rules: &str, s: &Settings) -> String {
         s.ply_limit.unwrap_or(0),
         s.opening_plies,
         s.exploration
-    )
+    );
+    let limit = s.limit.flag();
+    if !limit.is_empty() {
+        line.push(' ');
+        line.push_str(&limit);
+    }
+    if s.search_threads != 1 {
+        line.push_str(&format!(" --search-threads {}", s.search_threads));
+    }
+    line
 }
 
 /// Per-side tallies and the Elo estimate, as printed by `tafl arena`.
@@ -90,8 +103,12 @@ pub fn run(
     settings: &Settings,
     threads: Option<usize>,
 ) -> Result<(), String> {
-    let games = u32::try_from(settings.games.div_ceil(2) * 2)
-        .map_err(|_| format!("--games: {} is too many", settings.games))?;
+    let games = settings
+        .games
+        .div_ceil(2)
+        .checked_mul(2)
+        .and_then(|g| u32::try_from(g).ok())
+        .ok_or_else(|| format!("--games: {} is too many", settings.games))?;
     let pool = crate::cli::pool(threads)?;
     let match_settings = MatchSettings {
         games,
@@ -100,6 +117,8 @@ pub fn run(
         threads: pool.current_num_threads(),
         seed: settings.seed,
         exploration: settings.exploration,
+        limit: settings.limit,
+        search_threads: settings.search_threads,
     };
     let (a, b) = (&a.for_rules(rs), &b.for_rules(rs));
     let bar = crate::random_cmd::progress_bar(games as u64, "arena");
@@ -122,6 +141,14 @@ pub fn run(
     } else {
         println!("exploration 0: no random moves but a level's own");
     }
+    if settings.limit != ThinkingLimit::Simulations {
+        println!(
+            "thinking time: {} for both players ({} search thread(s) each); {} game(s) lost on time",
+            settings.limit, settings.search_threads, result.on_time
+        );
+    } else if settings.search_threads != 1 {
+        println!("{} search threads a player", settings.search_threads);
+    }
     Ok(())
 }
 
@@ -137,11 +164,19 @@ mod tests {
             ply_limit: Some(400),
             opening_plies: 4,
             exploration: 0.1,
+            limit: ThinkingLimit::Simulations,
+            search_threads: 1,
         };
         assert_eq!(
             command_line("mcts:model=shipped:100", "mcts:heuristic:100", "brandubh", &s),
             "tafl arena mcts:model=shipped:100 mcts:heuristic:100 --rules brandubh --games 200 --seed 1 --ply-limit 400 --opening-plies 4 --exploration 0.1"
         );
+        let timed = Settings {
+            limit: ThinkingLimit::parse_clock("10+0.1").unwrap(),
+            search_threads: 2,
+            ..s
+        };
+        assert!(command_line("a", "b", "brandubh", &timed).ends_with(" --clock 10+0.1 --search-threads 2"));
         let line = command_line("mcts:model=my run's/x:8", "random", "a b.toml", &s);
         assert!(
             line.starts_with("tafl arena 'mcts:model=my run'\\''s/x:8' random --rules 'a b.toml' "),

@@ -155,6 +155,9 @@ enum Command {
         /// game between competent players, this is what lets a match measure strength.
         #[arg(long, default_value_t = 0.0)]
         exploration: f32,
+        /// Thinking time (both players; the default is each player's simulations).
+        #[command(flatten)]
+        think: crate::thinking::ThinkArgs,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -439,6 +442,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             ply_limit,
             opening_plies,
             exploration,
+            think,
             threads,
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
@@ -466,6 +470,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 ply_limit: (ply_limit > 0).then_some(ply_limit),
                 opening_plies,
                 exploration,
+                limit: think.limit()?,
+                search_threads: think.search_threads(1)?,
             };
             let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules, &settings);
             crate::arena_cmd::run(&rs, &a, &b, &settings, threads)?;

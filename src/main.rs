@@ -15,6 +15,7 @@ mod play_cmd;
 mod players;
 mod random_cmd;
 mod replay_cmd;
+mod thinking;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use tafl_engine::stats::EloEstimate;
 use tafl_engine::{
     classic_evaluator, game_seed, play_game_from, random_opening, score_for, BitSet, Evaluator,
-    EvaluatorSpec, Player, PlayerSpec, Rules, SearchConfig, Side,
+    EvaluatorSpec, Player, PlayerSpec, Reason, Rules, SearchConfig, Side, ThinkingLimit,
 };
 
 /// One side of a match: a player spec and, for networks, the evaluator to use.
@@ -56,6 +56,8 @@ pub struct MatchResult {
     pub as_attackers: (u32, u32, u32),
     /// A's (wins, draws, losses) as defenders.
     pub as_defenders: (u32, u32, u32),
+    /// Games lost on time (by either player).
+    pub on_time: u32,
 }
 
 impl MatchResult {
@@ -92,6 +94,27 @@ pub struct MatchSettings {
     /// for both players. A player's own exploration (a level's mistakes) stays where higher.
     /// Drawn from each game's seeded players, so a match still reproduces. 0: none.
     pub exploration: f32,
+    /// How long both players think per move; [`ThinkingLimit::Simulations`] (the default)
+    /// leaves each its own (a level's time, or its spec's simulations). Under a clock each
+    /// game keeps both players' clocks, and a player whose time runs out loses.
+    pub limit: ThinkingLimit,
+    /// Search threads per player (root parallelism); 1 when games run in parallel.
+    pub search_threads: usize,
+}
+
+impl Default for MatchSettings {
+    fn default() -> MatchSettings {
+        MatchSettings {
+            games: 2,
+            ply_limit: None,
+            opening_plies: 0,
+            threads: 1,
+            seed: 0,
+            exploration: 0.0,
+            limit: ThinkingLimit::Simulations,
+            search_threads: 1,
+        }
+    }
 }
 
 /// Mixed into the match seed for the openings, so they do not share a stream with the players.
@@ -129,18 +152,23 @@ pub fn play_match_with<B: BitSet>(
         threads,
         seed,
         exploration,
+        limit,
+        search_threads,
     } = *settings;
     if !(0.0..=1.0).contains(&exploration) {
         return Err(format!(
             "exploration {exploration} is not a probability; allowed: 0 to 1"
         ));
     }
+    if games == 0 {
+        return Err("a match needs at least one game".into());
+    }
     let games = games.div_ceil(2) as u64 * 2;
     // Build once to surface spec errors before the threads start.
     a(0)?;
     b(0)?;
     let next = AtomicU64::new(0);
-    let results: Mutex<Vec<(u64, Side, f64, u32)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(u64, Side, f64, u32, bool)>> = Mutex::new(Vec::new());
     let failure: Mutex<Option<String>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..threads.clamp(1, games as usize) {
@@ -161,6 +189,12 @@ pub fn play_match_with<B: BitSet>(
                 // The match's exploration is the least each player makes; a level's own stays.
                 pa.exploration = pa.exploration.max(exploration);
                 pb.exploration = pb.exploration.max(exploration);
+                for p in [&mut pa, &mut pb] {
+                    if limit != ThinkingLimit::Simulations {
+                        p.limit = limit;
+                    }
+                    p.threads = search_threads.max(1);
+                }
                 let a_side = if g.is_multiple_of(2) {
                     Side::Attackers
                 } else {
@@ -181,6 +215,7 @@ pub fn play_match_with<B: BitSet>(
                     a_side,
                     score_for(game.outcome(), a_side),
                     game.ply(),
+                    game.outcome().is_some_and(|o| o.reason == Reason::Time),
                 ));
                 on_game();
             });
@@ -192,9 +227,10 @@ pub fn play_match_with<B: BitSet>(
     let mut r = results.into_inner().unwrap_or_else(|p| p.into_inner());
     r.sort_by_key(|x| x.0);
     let mut out = MatchResult::default();
-    for (_, side, score, plies) in r {
+    for (_, side, score, plies, on_time) in r {
         out.scores.push(score);
         out.plies.push(plies);
+        out.on_time += on_time as u32;
         let t = match side {
             Side::Attackers => &mut out.as_attackers,
             Side::Defenders => &mut out.as_defenders,
@@ -225,6 +261,7 @@ mod tests {
             threads,
             seed: 11,
             exploration,
+            ..MatchSettings::default()
         }
     }
 

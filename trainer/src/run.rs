@@ -667,6 +667,7 @@ impl<B: BitSet> Trainer<'_, B> {
                 threads,
                 seed,
                 exploration: 0.0,
+                ..MatchSettings::default()
             };
             let r = play_match(self.rules, &c, &b, &settings, &|| bar.inc(1))?;
             bar.finish_and_clear();
@@ -728,6 +729,7 @@ impl<B: BitSet> Trainer<'_, B> {
                     seed: seed ^ 0x1ADD,
                     // Both players make random moves with this probability (0: none).
                     exploration: a.ladder_exploration,
+                    ..MatchSettings::default()
                 };
                 let r = play_match(self.rules, &me, &opponent, &settings, &|| bar.inc(1))?;
                 bar.finish_and_clear();
