@@ -39,7 +39,46 @@ pub fn search(rs: &Ruleset, seconds: f64) {
                 println!("{:<22} search {:<10} {threads} thread(s) {:>12.0} simulations/s", rs.id(), eval.name(), rate);
             }
         }
+        // One search on several threads (root parallelism, as `--search-threads` plays): the
+        // simulations a second one player gets out of a time limit.
+        for threads in [1usize, 2] {
+            let rate = one_search_rate(&rules, threads, seconds);
+            println!(
+                "{:<22} one search heuristic   {threads} thread(s) {:>12.0} simulations/s",
+                rs.id(),
+                rate
+            );
+        }
     });
+}
+
+/// Simulations per second of one `mcts:heuristic` player thinking a fixed time per move on
+/// `threads` search threads, over a few moves from the start.
+fn one_search_rate<B: BitSet>(rules: &Rules<B>, threads: usize, seconds: f64) -> f64 {
+    use tafl_engine::{classic_evaluator, Game, Player, PlayerSpec, SearchConfig, ThinkingLimit};
+    let Ok(spec) = PlayerSpec::parse("mcts:heuristic") else {
+        return 0.0;
+    };
+    let Ok(mut player) = Player::new(&spec, 1, &SearchConfig::default(), &classic_evaluator) else {
+        return 0.0;
+    };
+    player.threads = threads;
+    let moves = 4;
+    player.limit = ThinkingLimit::MoveTime(std::time::Duration::from_secs_f64(seconds / moves as f64));
+    let mut game = Game::new(rules);
+    let t0 = Instant::now();
+    let mut sims = 0u64;
+    for _ in 0..moves {
+        let Some((mv, result)) = player.choose(rules, &game) else {
+            break;
+        };
+        sims += result.map_or(0, |r| r.simulations as u64);
+        game.play_unchecked(rules, mv);
+        if game.outcome().is_some() {
+            break;
+        }
+    }
+    sims as f64 / t0.elapsed().as_secs_f64()
 }
 
 /// Prints move generations per second at the start position and random-game plies per second.

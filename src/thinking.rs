@@ -50,7 +50,10 @@ mod tests {
             movetime: Some("0.25".into()),
             ..ThinkArgs::default()
         };
-        assert_eq!(a.limit().unwrap(), ThinkingLimit::MoveTime(Duration::from_millis(250)));
+        assert_eq!(
+            a.limit().unwrap(),
+            ThinkingLimit::MoveTime(Duration::from_millis(250))
+        );
         let a = ThinkArgs {
             clock: Some("10+0.1".into()),
             ..ThinkArgs::default()
@@ -65,7 +68,10 @@ mod tests {
             search_threads: Some(0),
             ..ThinkArgs::default()
         };
-        assert!(threads.search_threads(1).unwrap_err().contains("--search-threads"));
+        assert!(threads
+            .search_threads(1)
+            .unwrap_err()
+            .contains("--search-threads"));
         assert_eq!(ThinkArgs::default().search_threads(2).unwrap(), 2);
         assert_eq!(ThinkArgs::default().limit().unwrap(), ThinkingLimit::Simulations);
     }
