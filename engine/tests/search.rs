@@ -623,3 +623,33 @@ fn merged_results_add_visits_and_keep_proofs() {
     assert_ne!(merged.best.text(7), "a6-f6");
     assert!((merged.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
 }
+
+#[test]
+fn a_level_can_be_defined_by_time() {
+    let text = r#"
+[[level]]
+level = 1
+player = "mcts:heuristic"
+movetime = 0.25
+description = "a quarter second a move"
+"#;
+    let levels = Levels::parse(text, "site.toml").unwrap();
+    assert_eq!(
+        levels.get(1).unwrap().limit(),
+        ThinkingLimit::MoveTime(std::time::Duration::from_millis(250))
+    );
+    for (bad, why) in [
+        ("movetime = 0.0", "movetime"),
+        ("movetime = -1.0", "movetime"),
+        ("movetime = 5000.0", "movetime"),
+    ] {
+        let e = Levels::parse(&text.replace("movetime = 0.25", bad), "site.toml").unwrap_err();
+        assert!(e.contains(why) && e.contains("site.toml"), "{e}");
+    }
+    let e = Levels::parse(&text.replace("mcts:heuristic", "random"), "site.toml").unwrap_err();
+    assert!(e.contains("search player"), "{e}");
+    assert_eq!(
+        Levels::builtin().get(5).unwrap().limit(),
+        ThinkingLimit::Simulations
+    );
+}

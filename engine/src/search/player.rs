@@ -333,6 +333,10 @@ pub struct Level {
     /// competent players, mistakes are what make a level beatable, and weaker than the next.
     #[serde(default)]
     pub exploration: f32,
+    /// Seconds of thinking a move, instead of `simulations` (a level defined by time: its
+    /// strength then follows the machine). Search players only.
+    #[serde(default)]
+    pub movetime: Option<f64>,
     /// What a user reads in menus.
     #[serde(default)]
     pub description: String,
@@ -343,6 +347,16 @@ pub struct Level {
 }
 
 impl Level {
+    /// How long the level thinks: its `movetime`, else its simulations.
+    pub fn limit(&self) -> ThinkingLimit {
+        match self.movetime {
+            Some(t) if t.is_finite() && t > 0.0 => {
+                ThinkingLimit::MoveTime(std::time::Duration::from_secs_f64(t.min(3600.0)))
+            }
+            _ => ThinkingLimit::Simulations,
+        }
+    }
+
     /// The full player spec of the level.
     pub fn spec(&self) -> Result<PlayerSpec, String> {
         let text = match self.simulations {
@@ -419,6 +433,20 @@ impl Levels {
                     "levels file `{file}`: level {}: temperature must be >= 0",
                     l.level
                 ));
+            }
+            if let Some(t) = l.movetime {
+                if !(t.is_finite() && t > 0.0 && t <= 3600.0) {
+                    return Err(format!(
+                        "levels file `{file}`: level {}: movetime must be a number of seconds within (0, 3600]",
+                        l.level
+                    ));
+                }
+                if !l.player.starts_with("mcts") {
+                    return Err(format!(
+                        "levels file `{file}`: level {}: movetime needs a search player (mcts:...), not `{}`",
+                        l.level, l.player
+                    ));
+                }
             }
             if !(0.0..=1.0).contains(&l.exploration) {
                 return Err(format!(
