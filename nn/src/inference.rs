@@ -14,7 +14,8 @@
 //! encoding runs in parallel; the worker runs the forward pass in its own rayon pool, so
 //! search threads that are themselves rayon workers, blocked in `evaluate`, cannot starve it.
 
-use crate::encoding::{Encoder, PLANES};
+use crate::cache::{CacheKey, EvalCache};
+use crate::encoding::{Encoder, PLANES, PLY_SCALE};
 use crate::model::TaflNet;
 use burn::prelude::*;
 use std::collections::VecDeque;
@@ -41,6 +42,8 @@ pub struct BatchConfig {
     pub seed: u64,
     /// Threads of the forward pass's rayon pool; 0 for one per core.
     pub threads: usize,
+    /// Evaluations kept in the evaluation cache ([`crate::EvalCache`]); 0 for none.
+    pub cache_entries: usize,
 }
 
 impl Default for BatchConfig {
@@ -52,6 +55,7 @@ impl Default for BatchConfig {
             random_symmetry: false,
             seed: 0,
             threads: 0,
+            cache_entries: 0,
         }
     }
 }
@@ -63,6 +67,22 @@ pub struct EvalStats {
     pub batches: u64,
     /// Positions evaluated.
     pub positions: u64,
+    /// Positions answered from the evaluation cache.
+    pub cache_hits: u64,
+    /// Positions looked up in the cache and not found (0 without a cache).
+    pub cache_misses: u64,
+}
+
+impl EvalStats {
+    /// Share of cache lookups that found their position (0 without lookups).
+    pub fn cache_hit_rate(&self) -> f64 {
+        let all = self.cache_hits + self.cache_misses;
+        if all == 0 {
+            0.0
+        } else {
+            self.cache_hits as f64 / all as f64
+        }
+    }
 }
 
 /// The results of one `evaluate` call, filled in by the worker.
@@ -116,6 +136,7 @@ pub struct NetEvaluator {
     config: BatchConfig,
     name: String,
     counter: AtomicU64,
+    cache: Option<EvalCache>,
 }
 
 impl NetEvaluator {
@@ -154,6 +175,7 @@ impl NetEvaluator {
             encoder,
             shared,
             worker,
+            cache: (config.cache_entries > 0).then(|| EvalCache::new(config.cache_entries)),
             config,
             name: name.into(),
             counter: AtomicU64::new(0),
@@ -170,9 +192,13 @@ impl NetEvaluator {
         &self.encoder
     }
 
-    /// Forward passes and positions so far.
+    /// Forward passes, positions and cache lookups so far.
     pub fn stats(&self) -> EvalStats {
-        lock(&self.shared.state).stats
+        let mut stats = lock(&self.shared.state).stats;
+        if let Some(cache) = &self.cache {
+            (stats.cache_hits, stats.cache_misses) = cache.counts();
+        }
+        stats
     }
 
     fn symmetry(&self) -> u8 {
@@ -243,16 +269,25 @@ impl<B: BitSet> Evaluator<B> for NetEvaluator {
             self.name,
             n = self.encoder.board_size()
         );
-        let items = inputs
-            .iter()
-            .map(|input| {
-                let sym = self.symmetry();
-                let mut planes = vec![0.0; self.encoder.input_len()];
-                self.encoder.encode_input(input, sym, &mut planes);
-                (planes, self.encoder.move_indices(input.moves, sym))
-            })
-            .collect();
-        self.submit(items)
+        let encode = |input: &EvalInput<'_, B>| {
+            let sym = self.symmetry();
+            let mut planes = vec![0.0; self.encoder.input_len()];
+            self.encoder.encode_input(input, sym, &mut planes);
+            (planes, self.encoder.move_indices(input.moves, sym))
+        };
+        let Some(cache) = &self.cache else {
+            return self.submit(inputs.iter().map(encode).collect());
+        };
+        // Answer what the cache holds; send the rest to the network and keep its answers.
+        let keys: Vec<CacheKey> = inputs.iter().map(|i| CacheKey::of(i, PLY_SCALE)).collect();
+        let mut out: Vec<Option<Evaluation>> = keys.iter().map(|k| cache.get(k)).collect();
+        let missing: Vec<usize> = (0..inputs.len()).filter(|&i| out[i].is_none()).collect();
+        let fresh = self.submit(missing.iter().map(|&i| encode(&inputs[i])).collect());
+        for (&i, eval) in missing.iter().zip(fresh) {
+            cache.insert(keys[i], eval.clone());
+            out[i] = Some(eval);
+        }
+        out.into_iter().map(Option::unwrap_or_default).collect()
     }
 
     fn name(&self) -> String {

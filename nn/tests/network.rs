@@ -261,6 +261,7 @@ fn evaluator(random_symmetry: bool, callers: usize) -> (NetEvaluator, TaflNet, R
         random_symmetry,
         seed: 1,
         threads: 1,
+        cache_entries: 0,
     };
     let eval = NetEvaluator::new(model.clone(), &ruleset, device, config, "net:test");
     (eval, model, ruleset)
@@ -519,4 +520,32 @@ fn a_parameter_that_is_not_a_number_is_named() {
     }
     let bad = model.map(&mut Poison);
     assert!(non_finite_parameter(&bad).is_some());
+}
+
+#[test]
+fn the_evaluation_cache_answers_repeats_without_the_network() {
+    let ruleset = Ruleset::builtin("brandubh");
+    let device = default_device();
+    device.seed(3);
+    let model = NetConfig::tiny(7).init(&device);
+    let config = BatchConfig {
+        max_batch: 16,
+        callers: 1,
+        threads: 1,
+        cache_entries: 1000,
+        ..BatchConfig::default()
+    };
+    let eval = NetEvaluator::new(model.clone(), &ruleset, device, config, "net:cached");
+    let gs = games(&ruleset, 20, 0);
+    let want = direct(&model, &ruleset, &gs);
+    let first = evaluate_games(&eval, &ruleset, &gs);
+    let again = evaluate_games(&eval, &ruleset, &gs);
+    for ((a, b), w) in first.iter().zip(&again).zip(&want) {
+        assert!(close(a, w) && a == b, "{a:?} {b:?} {w:?}");
+    }
+    let stats = eval.stats();
+    // The second call was answered from the cache: the network saw each position once.
+    assert_eq!(stats.positions, 20);
+    assert_eq!((stats.cache_hits, stats.cache_misses), (20, 20));
+    assert!((stats.cache_hit_rate() - 0.5).abs() < 1e-9);
 }

@@ -95,6 +95,10 @@ pub struct SelfPlaySection {
     /// both ways, so both sides' value targets show wins. These positions record no sample;
     /// the games keep their value targets, since both sides play by the same rule. 0: none.
     pub exploration: f32,
+    /// Network evaluations kept in the evaluation cache shared by self-play's searches (and
+    /// the arena's): positions met again (transpositions, the openings every game passes
+    /// through) cost a lookup instead of a forward pass. 0: no cache.
+    pub eval_cache: u32,
 }
 
 impl Default for SelfPlaySection {
@@ -120,6 +124,7 @@ impl Default for SelfPlaySection {
             handicap_above: 0.8,
             handicap_blunder: 0.5,
             exploration: 0.0,
+            eval_cache: 200_000,
         }
     }
 }
@@ -448,6 +453,11 @@ impl TrainConfig {
             (0.0..=1.0).contains(&s.exploration),
             "selfplay.exploration",
             "must be within 0..=1",
+        )?;
+        check(
+            s.eval_cache <= 20_000_000,
+            "selfplay.eval_cache",
+            "must be within 0..=20000000 (entries)",
         )?;
         let t = &self.teacher;
         check(

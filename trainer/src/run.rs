@@ -76,6 +76,10 @@ pub struct IterationSummary {
     /// network.
     #[serde(default)]
     pub teacher: Option<TeacherEvaluator>,
+    /// Share of self-play's network evaluations answered by the evaluation cache (none for
+    /// teacher iterations).
+    #[serde(default)]
+    pub eval_cache_hit_rate: Option<f64>,
     /// Ladder results: (anchor, Elo, low, high) for the best network.
     pub ladder: Vec<(String, f64, f64, f64)>,
 }
@@ -307,6 +311,7 @@ impl<B: BitSet> Trainer<'_, B> {
             callers,
             max_wait: Duration::from_millis(3),
             seed: self.config.seed,
+            cache_entries: self.config.selfplay.eval_cache as usize,
             ..BatchConfig::default()
         };
         Ok(Arc::new(NetEvaluator::new(
@@ -364,8 +369,14 @@ impl<B: BitSet> Trainer<'_, B> {
             );
         }
         let threads = (sp.parallel_games as usize).min((total - first) as usize).max(1);
+        // The network, kept apart for its evaluation-cache figures.
+        let mut network = None;
         let net: Arc<dyn Evaluator<B> + Send + Sync> = match teacher {
-            None => self.load_net(state.best, threads)?,
+            None => {
+                let n = self.load_net(state.best, threads)?;
+                network = Some(n.clone());
+                n
+            }
             Some(t) => {
                 self.log.line(
                     &format!(
@@ -452,6 +463,7 @@ impl<B: BitSet> Trainer<'_, B> {
         let secs = t0.elapsed().as_secs_f64();
         let played = total - first;
         state.current.selfplay = stats;
+        state.current.eval_cache_hit_rate = network.map(|n| n.stats().cache_hit_rate());
         state.current.games_per_hour = if played > 0 && secs > 0.0 {
             played as f64 * 3600.0 / secs
         } else {
@@ -795,8 +807,11 @@ impl<B: BitSet> Trainer<'_, B> {
         let teacher = s.teacher.map_or(String::new(), |t| {
             format!(" searched by the teacher ({})", t.name())
         });
+        let cache = s
+            .eval_cache_hit_rate
+            .map_or(String::new(), |r| format!(", eval cache hits {:.0}%", 100.0 * r));
         let line = format!(
-            "iter {} | self-play {} games{teacher}{handicap}, defenders {:.0}%, attackers {:.0}%, no result {:.0}%, {:.0} plies, {} samples, {:.0} games/h | loss {:.3} (policy {:.3}, value {:.3}) value acc {:.2}, {:.0} samples/s | {arena}{}{} | {:.0}s",
+            "iter {} | self-play {} games{teacher}{handicap}, defenders {:.0}%, attackers {:.0}%, no result {:.0}%, {:.0} plies, {} samples, {:.0} games/h{cache} | loss {:.3} (policy {:.3}, value {:.3}) value acc {:.2}, {:.0} samples/s | {arena}{}{} | {:.0}s",
             s.iteration,
             sp.games,
             100.0 * sp.defender_share(),
