@@ -1,8 +1,8 @@
 //! `tafl analyze`: the top moves of a position with visit share, value and principal variation.
 
 use tafl_engine::{
-    parse_move, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, PlayerSpec,
-    Rules, Ruleset, Search, SearchConfig, Side,
+    play_text, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, PlayerSpec, Rules,
+    Ruleset, Search, SearchConfig, Side,
 };
 
 /// What to analyse.
@@ -37,9 +37,14 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
     };
     let mut game = Game::from_position(rules, start);
     for (i, text) in req.moves.iter().enumerate() {
-        let (mv, _) = parse_move(n, text).map_err(|e| format!("--moves, move {}: {e}", i + 1))?;
-        game.play(rules, mv)
-            .map_err(|e| format!("--moves, move {}: {e}", i + 1))?;
+        // The rule of game records and `tafl play`: captures written must be the ones made.
+        play_text(rules, &mut game, text).map_err(|e| {
+            format!(
+                "--moves, move {} (`{}`): {e}",
+                i + 1,
+                tafl_engine::input::quote(text)
+            )
+        })?;
     }
     print!("{}", game.position().diagram(rules, &[]));
     println!("{} to move, ply {}", game.position().to_move(), game.ply());

@@ -42,8 +42,8 @@ pub use error::{IllegalMove, ParseError, RulesError};
 pub use game::{Game, Played};
 pub use movegen::{MoveList, MAX_MOVES};
 pub use notation::{
-    parse_move, parse_position_record, pieces_record, played_text, position_from_record, position_record,
-    GameRecord,
+    parse_move, parse_position_record, pieces_record, play_text, played_text, position_from_record,
+    position_record, GameRecord,
 };
 pub use opentafl::{otn_move_text, ruleset_from_opentafl, ruleset_to_opentafl, OtgRecord};
 pub use outcome::{Outcome, Reason};

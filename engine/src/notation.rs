@@ -40,6 +40,42 @@ pub fn parse_move(n: usize, text: &str) -> Result<(Move, Vec<Sq>), ParseError> {
     Ok((Move::new(from, to), captures))
 }
 
+/// Plays a move written as text in `game`: `e1-e4`, or with the captures it claims,
+/// `d5-d3xd2xc3`. The move must be legal, and captures written after it must be exactly the
+/// ones the rules make (a move written without captures is not checked). On an error the game
+/// is left as it was. One rule for every move typed or recorded: game records, `tafl analyze
+/// --moves`, `tafl play`.
+pub fn play_text<B: BitSet>(rules: &Rules<B>, game: &mut Game<B>, text: &str) -> Result<(), ParseError> {
+    let n = rules.n;
+    let (mv, written) = parse_move(n, text)?;
+    game.play(rules, mv).map_err(|e| ParseError::new(e.to_string()))?;
+    let Some(played) = game.moves().last() else {
+        return Ok(());
+    };
+    let made = played.captured;
+    let written_set = written.iter().fold(B::EMPTY, |a, &s| a | B::single(s as usize));
+    if !written.is_empty() && written_set != made {
+        game.undo(rules);
+        let names = |squares: Vec<Sq>| {
+            if squares.is_empty() {
+                "nothing".to_string()
+            } else {
+                squares
+                    .iter()
+                    .map(|&s| square_name(n, s).to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+        };
+        return Err(ParseError::new(format!(
+            "the move says it captures {}, the rules capture {}",
+            names(written),
+            names(made.squares().map(|s| s as Sq).collect())
+        )));
+    }
+    Ok(())
+}
+
 /// A played move as text with its captures: `d5-d3xd2xc3`.
 pub fn played_text<B: BitSet>(n: usize, p: &Played<B>) -> String {
     let mut s = p.mv.text(n);
@@ -231,7 +267,6 @@ impl GameRecord {
     /// Replays the record under `rules`: every move must be legal, and captures written in
     /// the record must be the ones the rules make. Errors name the move number.
     pub fn replay<B: BitSet>(&self, rules: &Rules<B>) -> Result<Game<B>, ParseError> {
-        let n = rules.n;
         if let Some(id) = self.tag("Rules") {
             if id != rules.ruleset.id() {
                 return Err(ParseError::new(format!(
@@ -268,26 +303,7 @@ impl GameRecord {
         }
         for (i, text) in self.moves.iter().enumerate() {
             let at = format!("move {} (`{}`)", i + 1, crate::input::quote(text));
-            let (mv, written) = parse_move(n, text).map_err(|e| e.at(&at))?;
-            game.play(rules, mv)
-                .map_err(|e| ParseError::new(e.reason).at(&at))?;
-            let made = game.moves()[i].captured;
-            let written_set = written.iter().fold(B::EMPTY, |a, &s| a | B::single(s as usize));
-            if !written.is_empty() && written_set != made {
-                return Err(ParseError::new(format!(
-                    "the record says it captured {}, the rules capture {}",
-                    written
-                        .iter()
-                        .map(|&s| square_name(n, s).to_string())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    made.squares()
-                        .map(|s| square_name(n, s as Sq).to_string())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ))
-                .at(&at));
-            }
+            play_text(rules, &mut game, text).map_err(|e| e.at(&at))?;
         }
         Ok(game)
     }
