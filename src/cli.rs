@@ -299,9 +299,8 @@ pub enum Protocol {
 
 /// Builds a rayon pool of `threads` workers (all cores when `None`).
 pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
-    if threads == Some(0) {
-        return Err("--threads must be at least 1".into());
-    }
+    // 0 is refused; far more than the cores is brought down, with a warning.
+    let threads = crate::limits::threads(threads)?;
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()
@@ -377,6 +376,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
             threads,
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+            let max = crate::limits::MAX_PERFT_DEPTH;
+            if depth > max {
+                return Err(format!(
+                    "depth {depth} is too deep; at most {max} (no perft that deep ends, and its count would pass a 64-bit integer)"
+                ));
+            }
             crate::perft_cmd::run(&rs, depth, divide, threads)
         }
         Command::Random {
@@ -388,6 +393,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
             let limit = (ply_limit > 0).then_some(ply_limit);
+            crate::limits::at_most("--games", games, crate::limits::MAX_RANDOM_GAMES)?;
             crate::random_cmd::run(&rs, games, seed, limit, threads)
         }
         Command::Replay { rules, file } => {
@@ -454,6 +460,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if games == 0 {
                 return Err("--games must be at least 1".into());
             }
+            crate::limits::at_most("--games", games, crate::limits::MAX_PLAYED_GAMES)?;
             if ply_limit > 0 && opening_plies >= ply_limit {
                 return Err(format!(
                     "--opening-plies {opening_plies} must be below --ply-limit {ply_limit}"

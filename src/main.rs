@@ -9,6 +9,7 @@ mod engine_cmd;
 mod export_cmd;
 mod htp;
 mod htp_cmd;
+mod limits;
 mod otep;
 mod perft_cmd;
 mod play_cmd;

@@ -56,7 +56,7 @@ pub fn play_all<B: BitSet>(
         .into_par_iter()
         .map(|c| {
             let mut s = RandomStats::default();
-            let end = ((c + 1) * CHUNK).min(games);
+            let end = (c + 1).saturating_mul(CHUNK).min(games);
             for i in c * CHUNK..end {
                 let (o, plies) = random_game(rules, game_seed(seed, i), ply_limit);
                 s.add(o, plies);

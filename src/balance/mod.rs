@@ -179,6 +179,9 @@ impl Plan {
         if req.random_games == 0 && req.skilled_games == 0 {
             return Err("--random-games and --skilled-games are both 0: nothing to play".into());
         }
+        use crate::limits::{at_most, MAX_PLAYED_GAMES, MAX_RANDOM_GAMES};
+        at_most("--random-games", req.random_games, MAX_RANDOM_GAMES)?;
+        at_most("--skilled-games", req.skilled_games, MAX_PLAYED_GAMES)?;
         if !(req.exploration.is_finite() && (0.0..=1.0).contains(&req.exploration)) {
             return Err(format!(
                 "--exploration: {} is not a probability; allowed: 0 to 1",

@@ -92,7 +92,7 @@ pub fn random_row<B: BitSet>(
                 return None;
             }
             let mut s = RandomStats::default();
-            let end = ((c + 1) * CHUNK).min(games);
+            let end = (c + 1).saturating_mul(CHUNK).min(games);
             for i in c * CHUNK..end {
                 let (o, plies) = random_game(rules, game_seed(seed, i), ply_limit);
                 s.add(o, plies);

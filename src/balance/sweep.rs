@@ -216,6 +216,7 @@ impl SweepPlan {
         if req.games == 0 {
             return Err("--games must be at least 1".into());
         }
+        crate::limits::at_most("--games", req.games, crate::limits::MAX_PLAYED_GAMES)?;
         if req.every == 0 {
             return Err("--every must be at least 1".into());
         }
@@ -377,7 +378,7 @@ fn checkpoint_points(dir: &Path, req: &SweepRequest) -> Result<(Ruleset, u32, Ve
     }
     let state = RunState::load(dir).map_err(|e| format!("--strength-sweep `{shown}`: {e}"))?;
     let config_file = dir.join("config.toml");
-    let text = std::fs::read_to_string(&config_file)
+    let text = tafl_engine::input::read_text(&config_file)
         .map_err(|e| format!("--strength-sweep `{shown}`: {}: {e}", config_file.display()))?;
     let config = tafl_trainer::TrainConfig::parse(&text, &config_file.display().to_string())
         .map_err(|e| format!("--strength-sweep `{shown}`: {e}"))?;

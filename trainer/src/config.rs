@@ -301,6 +301,15 @@ pub struct TrainConfig {
     pub arena: ArenaSection,
 }
 
+/// The most iterations of a run.
+pub const MAX_ITERATIONS: u32 = 100_000;
+/// The most self-play games of an iteration.
+pub const MAX_GAMES: u32 = 10_000_000;
+/// The most games played at once (one thread each).
+pub const MAX_PARALLEL_GAMES: u32 = 1024;
+/// The most games of an arena or of a ladder match.
+pub const MAX_MATCH_GAMES: u32 = 1_000_000;
+
 fn default_iterations() -> u32 {
     20
 }
@@ -363,7 +372,11 @@ impl TrainConfig {
             }
         }
         self.ruleset()?;
-        check(self.iterations >= 1, "iterations", "must be at least 1")?;
+        check(
+            (1..=MAX_ITERATIONS).contains(&self.iterations),
+            "iterations",
+            &format!("must be within 1..={MAX_ITERATIONS}"),
+        )?;
         let m = &self.model;
         check(
             (1..=40).contains(&m.blocks),
@@ -382,14 +395,14 @@ impl TrainConfig {
         )?;
         let s = &self.selfplay;
         check(
-            s.games_per_iteration >= 1,
+            (1..=MAX_GAMES).contains(&s.games_per_iteration),
             "selfplay.games_per_iteration",
-            "must be at least 1",
+            &format!("must be within 1..={MAX_GAMES}"),
         )?;
         check(
-            s.parallel_games >= 1,
+            (1..=MAX_PARALLEL_GAMES).contains(&s.parallel_games),
             "selfplay.parallel_games",
-            "must be at least 1",
+            &format!("must be within 1..={MAX_PARALLEL_GAMES} (each game in play is a thread)"),
         )?;
         check(
             s.games_per_shard >= 1,
@@ -467,9 +480,9 @@ impl TrainConfig {
         )?;
         check(t.simulations >= 1, "teacher.simulations", "must be at least 1")?;
         check(
-            t.games_per_iteration >= 1,
+            (1..=MAX_GAMES).contains(&t.games_per_iteration),
             "teacher.games_per_iteration",
-            "must be at least 1",
+            &format!("must be within 1..={MAX_GAMES}"),
         )?;
         check(
             self.arena.opening_plies < self.arena.ply_limit,
@@ -514,6 +527,16 @@ impl TrainConfig {
         )?;
         let a = &self.arena;
         check(a.simulations >= 1, "arena.simulations", "must be at least 1")?;
+        check(
+            a.games <= MAX_MATCH_GAMES,
+            "arena.games",
+            &format!("must be within 0..={MAX_MATCH_GAMES}"),
+        )?;
+        check(
+            a.ladder_games <= MAX_MATCH_GAMES,
+            "arena.ladder_games",
+            &format!("must be within 0..={MAX_MATCH_GAMES}"),
+        )?;
         check(a.ply_limit >= 1, "arena.ply_limit", "must be at least 1")?;
         check(
             (0.0..=1.0).contains(&a.ladder_exploration),
@@ -522,11 +545,22 @@ impl TrainConfig {
         )?;
         for anchor in &a.ladder_anchors {
             if let Some(n) = anchor.strip_prefix("checkpoint:") {
-                check(
-                    n.parse::<u32>().is_ok(),
-                    "arena.ladder_anchors",
-                    "`checkpoint:N` needs an iteration number",
-                )?;
+                let Ok(n) = n.parse::<u32>() else {
+                    return Err(
+                        "key `arena.ladder_anchors`: `checkpoint:N` needs an iteration number".into(),
+                    );
+                };
+                // A ladder at iteration `it` plays checkpoints of iterations before it.
+                let last_ladder = match a.ladder_every {
+                    0 => 0,
+                    every => self.iterations - self.iterations % every,
+                };
+                if a.ladder_games > 0 && last_ladder > 0 && n >= last_ladder {
+                    return Err(format!(
+                        "key `arena.ladder_anchors`: `{anchor}` is never played: the last ladder of this run is at iteration {last_ladder} (every {} of {} iterations), and a ladder plays checkpoints of earlier iterations",
+                        a.ladder_every, self.iterations
+                    ));
+                }
             } else {
                 tafl_engine::PlayerSpec::parse(anchor)
                     .map_err(|e| format!("key `arena.ladder_anchors`: {e}"))?;
@@ -614,6 +648,40 @@ mod tests {
         let e =
             TrainConfig::parse("rules = \"brandubh\"\n[selfplay]\nhandicap_above = 0.3\n", "x").unwrap_err();
         assert!(e.contains("selfplay.handicap_above"), "{e}");
+    }
+
+    #[test]
+    fn counts_that_no_run_reaches_or_that_wrap_are_refused() {
+        for (extra, key) in [
+            ("iterations = 4294967295\n", "iterations"),
+            ("[selfplay]\nparallel_games = 100000\n", "selfplay.parallel_games"),
+            (
+                "[selfplay]\ngames_per_iteration = 4294967295\n",
+                "selfplay.games_per_iteration",
+            ),
+            ("[arena]\nladder_games = 4294967295\n", "arena.ladder_games"),
+            ("[arena]\ngames = 4294967295\n", "arena.games"),
+        ] {
+            let e = TrainConfig::parse(&format!("rules = \"brandubh\"\n{extra}"), "x").unwrap_err();
+            assert!(e.contains(&format!("key `{key}`")), "{extra}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_anchor_that_no_ladder_reaches_is_refused() {
+        let text = |anchor: &str| {
+            format!(
+                "rules = \"brandubh\"\niterations = 12\n[arena]\nladder_every = 4\nladder_anchors = [\"{anchor}\"]\n"
+            )
+        };
+        TrainConfig::parse(&text("checkpoint:11"), "x").unwrap();
+        let e = TrainConfig::parse(&text("checkpoint:12"), "x").unwrap_err();
+        assert!(
+            e.contains("arena.ladder_anchors") && e.contains("checkpoint:12") && e.contains("never played"),
+            "{e}"
+        );
+        let e = TrainConfig::parse(&text("checkpoint:99"), "x").unwrap_err();
+        assert!(e.contains("checkpoint:99"), "{e}");
     }
 
     #[test]
