@@ -334,7 +334,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             let (text, name) = match &config {
                 Some(path) => (
-                    std::fs::read_to_string(path).map_err(|e| format!("config `{path}`: {e}"))?,
+                    tafl_engine::input::read_text(std::path::Path::new(path))
+                        .map_err(|e| format!("config `{path}`: {e}"))?,
                     path.clone(),
                 ),
                 None => (
@@ -360,13 +361,15 @@ pub fn run(cli: Cli) -> Result<(), String> {
             opentafl,
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
-            if opentafl {
-                println!("{}", ruleset_to_opentafl(&rs));
+            let text = if opentafl {
+                format!("{}\n", ruleset_to_opentafl(&rs))
             } else if toml {
-                print!("{}", rs.to_toml());
+                rs.to_toml()
             } else {
-                print!("{}", rules_panel(&rs));
-            }
+                rules_panel(&rs)
+            };
+            // A name from a file may hold terminal escapes: they are shown, not obeyed.
+            print!("{}", tafl_engine::input::printable(&text, true, 4096));
             Ok(())
         }
         Command::Perft {

@@ -7,7 +7,7 @@
 
 use crate::otep::{AnalysisLine, LineError, Message, Reply};
 use crate::players::{build, evaluator, Resolved};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::time::{Duration, Instant};
 use tafl_engine::{
     otn_move_text, parse_move, parse_position_record, pieces_record, position_record, with_board, BitSet,
@@ -35,15 +35,26 @@ pub fn run(player: &Resolved, seed: u64) -> Result<(), String> {
 /// Feeds stdin to `handle` line by line until it returns `true` (the protocol's goodbye) or
 /// the input ends. Bad bytes become U+FFFD and then a named error of the protocol, never the
 /// end of the engine.
+///
+/// A line longer than [`LINE_LIMIT`] is not kept: it reaches `handle` as the unknown command
+/// `line-too-long`, which the protocol answers with its error, and stderr says why.
 pub fn each_line(mut handle: impl FnMut(&str) -> Result<bool, String>) -> Result<(), String> {
+    use tafl_engine::input::{read_line, Line, LINE_LIMIT};
     let mut input = std::io::stdin().lock();
-    let mut buf = Vec::new();
+    let mut number = 0u64;
     loop {
-        buf.clear();
-        let read = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| format!("reading stdin: {e}"))?;
-        if read == 0 || handle(&String::from_utf8_lossy(&buf))? {
+        number += 1;
+        let line = match read_line(&mut input, LINE_LIMIT).map_err(|e| format!("reading stdin: {e}"))? {
+            Line::End => return Ok(()),
+            Line::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Line::TooLong(bytes) => {
+                eprintln!(
+                    "warning: stdin line {number}: {bytes} bytes, more than the {LINE_LIMIT} read of a line; answered as the unknown command `line-too-long`"
+                );
+                "line-too-long".to_string()
+            }
+        };
+        if handle(&line)? {
             return Ok(());
         }
     }

@@ -202,7 +202,11 @@ impl Request {
 pub fn answer(result: &Result<String, String>) -> String {
     match result {
         Ok(text) => format!("= {text}\n\n"),
-        Err(e) => format!("? {}\n\n", e.replace('\n', " ")),
+        // One line, its control characters escaped (a quoted command may hold any).
+        Err(e) => format!(
+            "? {}\n\n",
+            tafl_engine::input::printable(&e.replace('\n', " "), false, 4096)
+        ),
     }
 }
 

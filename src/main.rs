@@ -26,7 +26,8 @@ fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Whatever input an error quotes, it reaches the terminal escaped and cut short.
+            eprintln!("error: {}", tafl_engine::input::printable(&e, true, 2000));
             ExitCode::FAILURE
         }
     }

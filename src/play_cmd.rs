@@ -1,10 +1,11 @@
 //! `tafl play`: a game against the AI in the terminal (or from piped input).
 
 use crate::players::{build, Resolved};
-use std::io::{BufRead, Write};
+use std::io::Write;
+use tafl_engine::input::{read_line, Line, LINE_LIMIT};
 use tafl_engine::{
-    parse_move, played_text, with_board, BitSet, EvaluatorSpec, Game, Player, PlayerSpec, Rules, Ruleset,
-    Side, Sq,
+    parse_move, play_text, played_text, with_board, BitSet, EvaluatorSpec, Game, Player, PlayerSpec, Rules,
+    Ruleset, Side, Sq,
 };
 
 const HELP: &str = "commands: a move such as e1-e4, hint, undo, new, quit, help";
@@ -33,8 +34,7 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
         },
     };
     let mut game = Game::new(rules);
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+    let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout();
     println!(
         "{} — you play the {}, the AI is {}. {HELP}",
@@ -62,9 +62,30 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
             print!("{} to move> ", human);
         }
         let _ = out.flush();
-        let Some(Ok(line)) = lines.next() else {
-            println!();
-            break;
+        // Lines are bounded, and a line that is not text is answered, never the end of the game.
+        let line = match read_line(&mut input, LINE_LIMIT).map_err(|e| format!("reading stdin: {e}"))? {
+            Line::End => {
+                println!();
+                break;
+            }
+            Line::TooLong(bytes) => {
+                println!(
+                    "that line is {bytes} bytes long, more than the {LINE_LIMIT} read of a line; {HELP}"
+                );
+                show = false;
+                continue;
+            }
+            Line::Bytes(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => {
+                    println!(
+                        "not text: byte {} of that line is not part of a UTF-8 character; {HELP}",
+                        e.utf8_error().valid_up_to() + 1
+                    );
+                    show = false;
+                    continue;
+                }
+            },
         };
         let cmd = line.trim();
         match cmd {
@@ -123,8 +144,9 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
                     println!("not a move: {e}. {HELP}");
                     show = false;
                 }
-                Ok((mv, _)) => {
-                    if let Err(e) = game.play(rules, mv) {
+                // Legal, and any captures written are the ones the rules make.
+                Ok(_) => {
+                    if let Err(e) = play_text(rules, &mut game, text) {
                         println!("{e}");
                         show = false;
                     }

@@ -68,7 +68,12 @@ pub const LEVELS_ENV: &str = "TAFL_LEVELS";
 pub fn levels() -> Result<Levels, String> {
     match std::env::var_os(LEVELS_ENV) {
         Some(p) if !p.is_empty() => {
-            Levels::load(std::path::Path::new(&p)).map_err(|e| format!("{LEVELS_ENV}: {e}"))
+            let path = std::path::Path::new(&p);
+            let name = path.display().to_string();
+            tafl_engine::input::read_text(path)
+                .map_err(|e| format!("levels file `{name}`: {e}"))
+                .and_then(|text| Levels::parse(&text, &name))
+                .map_err(|e| format!("{LEVELS_ENV}: {e}"))
         }
         _ => Ok(Levels::builtin()),
     }

@@ -5,7 +5,9 @@ use tafl_engine::{replay_csv, with_board, Ruleset};
 /// Replays every game of `file` under `rs` and prints the summary. Fails when a move is
 /// illegal, a capture differs from the record, or a final result disagrees.
 pub fn run(rs: &Ruleset, file: &str) -> Result<(), String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read `{file}`: {e}"))?;
+    // Game records are text: 16 MiB holds over a hundred thousand games.
+    let text =
+        tafl_engine::input::read_text(std::path::Path::new(file)).map_err(|e| format!("`{file}`: {e}"))?;
     let summary =
         with_board!(rs, B, rules => replay_csv::<B>(&rules, &text)).map_err(|e| format!("{file}: {e}"))?;
     print!("{summary}");

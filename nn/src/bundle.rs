@@ -191,10 +191,7 @@ pub fn write_bundle(checkpoint: &Path, out: &Path, elo: Option<EloInfo>) -> Resu
     })?;
     let (model, manifest) = load_checkpoint(checkpoint, &ruleset, &default_device())?;
     let weights_path = checkpoint.join(&manifest.weights.file);
-    let weights = fs::read(&weights_path).map_err(|source| NnError::Io {
-        path: weights_path.clone(),
-        source,
-    })?;
+    let weights = crate::checkpoint::read_weights(&weights_path, &manifest)?;
     // The file was verified by the load above; a changed checksum means it changed since.
     if format!("{:016x}", fnv1a64(&weights)) != manifest.weights.fnv1a64 {
         return Err(NnError::Weights {

@@ -305,9 +305,9 @@ pub fn save_checkpoint(dir: &Path, model: &TaflNet, manifest: &Manifest) -> Resu
 /// Reads and parses a checkpoint's manifest, without checking it against any rules.
 pub fn read_manifest(dir: &Path) -> Result<Manifest, NnError> {
     let path = dir.join(MANIFEST_FILE);
-    let text = fs::read_to_string(&path).map_err(|source| NnError::Io {
+    let text = tafl_engine::input::read_text(&path).map_err(|message| NnError::Manifest {
         path: path.clone(),
-        source,
+        message,
     })?;
     serde_json::from_str(&text).map_err(|e| NnError::Manifest {
         path,
@@ -335,11 +335,23 @@ pub fn load_checkpoint(
         });
     }
     let path = dir.join(file);
-    let bytes = fs::read(&path).map_err(|source| NnError::Io {
-        path: path.clone(),
-        source,
-    })?;
+    let bytes = read_weights(&path, &manifest)?;
     load_weights(manifest, bytes, device, &path)
+}
+
+/// The most read of a weights file: a model of the largest config the manifest allows holds
+/// less.
+pub const WEIGHTS_LIMIT: u64 = 4 << 30;
+
+/// Reads a checkpoint's weights file, no more than the manifest says it holds (and at most
+/// [`WEIGHTS_LIMIT`]): a larger or endless file is refused before it fills the memory.
+pub fn read_weights(path: &Path, manifest: &Manifest) -> Result<Vec<u8>, NnError> {
+    // One byte more than the manifest gives, so that a longer file is told apart by the size check.
+    let limit = manifest.weights.bytes.min(WEIGHTS_LIMIT).saturating_add(1);
+    tafl_engine::input::read_limited(path, limit).map_err(|message| NnError::Weights {
+        path: path.to_path_buf(),
+        message,
+    })
 }
 
 /// Loads a checkpoint held in memory (a model built into the program): `origin` names it in

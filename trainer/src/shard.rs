@@ -12,6 +12,8 @@ use tafl_nn::{fnv1a64, write_atomic, Sample, ENCODING_VERSION};
 const MAGIC: &[u8; 8] = b"TAFLSHRD";
 /// The shard format version this build writes and reads.
 pub const SHARD_VERSION: u32 = 1;
+/// The most read of a shard file: the samples of a few games, far less on every board.
+pub const SHARD_LIMIT: u64 = 1 << 30;
 
 /// Writes samples to `path` atomically.
 pub fn write_shard(path: &Path, input_len: usize, samples: &[Sample]) -> Result<(), String> {
@@ -81,7 +83,8 @@ impl Reader<'_> {
 /// Reads a shard; any damage (truncation, bad checksum, other version, impossible lengths)
 /// is an error that says what is wrong.
 pub fn read_shard(path: &Path, input_len: usize, policy_size: usize) -> Result<Vec<Sample>, String> {
-    let b = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let b = tafl_engine::input::read_limited(path, SHARD_LIMIT)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     parse_shard(&b, input_len, policy_size).map_err(|e| format!("{}: {e}", path.display()))
 }
 
