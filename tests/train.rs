@@ -75,10 +75,12 @@ fn a_run_killed_mid_iteration_resumes_and_finishes() {
     assert_eq!(before["iteration"], 1, "killed in the first iteration: {before}");
     assert_eq!(before["phase"], "self_play", "{before}");
 
-    // Damage one shard: the learner must skip it with a warning, not crash.
-    let first = run.join("shards/iter-0001/shard-0000.bin");
-    let bytes = std::fs::read(&first).unwrap();
-    std::fs::write(&first, &bytes[..bytes.len() / 2]).unwrap();
+    // Damage a shard of the iteration in progress: its games must not count as played, but
+    // be played again (a damaged shard of a finished iteration is skipped by the learner with
+    // a warning: tests/run_folder.rs).
+    let damaged = run.join("shards/iter-0001/shard-0001.bin");
+    let bytes = std::fs::read(&damaged).unwrap();
+    std::fs::write(&damaged, &bytes[..bytes.len() / 2]).unwrap();
 
     let out = tafl()
         .args(["train", "--resume", run.to_str().unwrap(), "--quiet"])
@@ -94,12 +96,28 @@ fn a_run_killed_mid_iteration_resumes_and_finishes() {
         games, 120,
         "the resumed iteration counts the games of the shards written before the kill"
     );
+    // Every game counted has its samples in a shard that reads back.
+    let mut on_disk = 0u64;
+    for e in std::fs::read_dir(run.join("shards/iter-0001")).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "bin") {
+            let b = std::fs::read(&p).unwrap();
+            on_disk += u64::from(u32::from_le_bytes(b[20..24].try_into().unwrap()));
+        }
+    }
+    assert_eq!(
+        after["history"][0]["selfplay"]["samples"].as_u64().unwrap(),
+        on_disk,
+        "the samples counted are the samples kept"
+    );
     let log = std::fs::read_to_string(run.join("train.log")).unwrap();
-    assert!(log.contains("resuming self-play at game"), "{log}");
+    assert!(log.contains("resuming self-play at game 4 of 120"), "{log}");
     assert!(
-        log.contains("skipping replay shard") && log.contains("checksum"),
+        log.contains("shard-0001.bin: checksum mismatch")
+            && log.contains("self-play resumes at game 4 (shard-0001)"),
         "{log}"
     );
+    assert!(!log.contains("skipping replay shard"), "{log}");
     assert!(log.contains("iter 2 |"), "{log}");
     for it in 0..=2 {
         assert!(run

@@ -8,6 +8,7 @@ pub mod arena;
 pub mod config;
 pub mod curve;
 pub mod events;
+pub mod integrity;
 pub mod models;
 pub mod run;
 pub mod selfplay;

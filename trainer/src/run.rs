@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
-use tafl_engine::{game_seed, with_board, BitSet, Evaluator, Heuristic, PlayerSpec, Rollout, Rules, Ruleset};
+use tafl_engine::{game_seed, with_board, BitSet, Evaluator, Heuristic, Rollout, Rules, Ruleset};
 use tafl_nn::burn::optim::AdamWConfig;
 use tafl_nn::burn::prelude::Device;
 use tafl_nn::{
@@ -38,6 +38,9 @@ use tafl_nn::{
 /// The state file's name.
 pub const STATE_FILE: &str = "state.json";
 const OPTIMIZER_FILE: &str = "optimizer.bin";
+/// The most read of an optimizer state, per byte of its checkpoint's weights (it is 48 times
+/// the weights on Brandubh).
+const OPTIMIZER_PER_WEIGHT: u64 = 256;
 
 /// The part of an iteration a run is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,7 +108,7 @@ impl RunState {
     /// Reads `RUN/state.json`.
     pub fn load(dir: &Path) -> Result<RunState, String> {
         let p = dir.join(STATE_FILE);
-        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let text = tafl_engine::input::read_text(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("{}: not a run state: {e}", p.display()))
     }
     /// What this run measured of its network of `iteration`: the arena match in which it was
@@ -175,6 +178,12 @@ pub struct TrainOptions {
 /// Starts a new run in `dir` (which must not hold one) from config text.
 pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOptions) -> Result<(), String> {
     let config = TrainConfig::parse(config_text, config_name)?;
+    // Before the folder is made: a ladder anchor that is a model must load under these rules.
+    crate::integrity::check_model_anchors(&config, &config.ruleset()?)
+        .map_err(|e| format!("config `{config_name}`: {e}"))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // One process per run folder, from its first file on (a folder in use says by whom).
+    let lock = crate::integrity::lock(dir)?;
     if dir.join(STATE_FILE).exists() {
         return Err(format!(
             "`{}` already holds a run; continue it with --resume {}",
@@ -182,7 +191,6 @@ pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOp
             dir.display()
         ));
     }
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     write_atomic(&dir.join("config.toml"), config_text.as_bytes()).map_err(|e| e.to_string())?;
     let ruleset = config.ruleset()?;
     let device = default_device();
@@ -215,7 +223,7 @@ pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOp
         ),
         !options.quiet,
     );
-    run(dir, options)
+    run(dir, options, lock)
 }
 
 /// Continues the run in `dir` where it stopped.
@@ -223,7 +231,8 @@ pub fn resume(dir: &Path, options: &TrainOptions) -> Result<(), String> {
     if !dir.join(STATE_FILE).exists() {
         return Err(format!("`{}` holds no run (no {STATE_FILE})", dir.display()));
     }
-    run(dir, options)
+    let lock = crate::integrity::lock(dir)?;
+    run(dir, options, lock)
 }
 
 fn net_config(config: &TrainConfig, ruleset: &Ruleset) -> NetConfig {
@@ -234,11 +243,15 @@ fn net_config(config: &TrainConfig, ruleset: &Ruleset) -> NetConfig {
         .with_moves_left(config.model.moves_left)
 }
 
-fn run(dir: &Path, options: &TrainOptions) -> Result<(), String> {
-    let text = std::fs::read_to_string(dir.join("config.toml"))
+/// Trains the run in `dir`, whose lock `_lock` is held until the end.
+fn run(dir: &Path, options: &TrainOptions, _lock: crate::integrity::RunLock) -> Result<(), String> {
+    let text = tafl_engine::input::read_text(&dir.join("config.toml"))
         .map_err(|e| format!("{}/config.toml: {e}", dir.display()))?;
     let config = TrainConfig::parse(&text, &format!("{}/config.toml", dir.display()))?;
     let ruleset = config.ruleset()?;
+    // A ladder anchor that is a model must load under the run's rules before anything is played.
+    crate::integrity::check_model_anchors(&config, &ruleset)
+        .map_err(|e| format!("{}/config.toml: {e}", dir.display()))?;
     with_board!(&ruleset, B, rules => Trainer::<B> { rules: &rules, ruleset: &ruleset, config: &config, dir, options, log: RunLog::new(&dir.join("train.log")), events: Events::new(&dir.join("events")) }.run())
 }
 
@@ -269,10 +282,19 @@ impl<B: BitSet> Trainer<'_, B> {
 
     fn run(&self) -> Result<(), String> {
         let mut state = RunState::load(self.dir)?;
+        if !self.check_folder(&state)? {
+            return Ok(());
+        }
         let last = self
             .options
             .stop_after
             .map_or(self.config.iterations, |s| s.min(self.config.iterations));
+        if state.iteration > last {
+            self.say(&format!(
+                "nothing to do: the run is at iteration {}, past --stop-after {last}",
+                state.iteration
+            ));
+        }
         while state.iteration <= last {
             let it = state.iteration;
             let t0 = Instant::now();
@@ -300,7 +322,47 @@ impl<B: BitSet> Trainer<'_, B> {
                 state.save(self.dir)?;
             }
         }
+        if state.iteration > self.config.iterations {
+            self.say(&format!(
+                "the run in {} is complete: all {} iterations are done (best network: iter-{:04})",
+                self.dir.display(),
+                self.config.iterations,
+                state.best
+            ));
+        }
         Ok(())
+    }
+
+    /// A line for the log that is printed even with `--quiet`: what a resumed run found.
+    fn say(&self, text: &str) {
+        self.log.line(text, true);
+    }
+
+    /// Before a run goes on: removes what killed processes left half-written, checks that the
+    /// state, the checkpoints and the shards agree (an error or a warning names what is
+    /// missing), and says so when nothing is left to do (`Ok(false)`).
+    fn check_folder(&self, state: &RunState) -> Result<bool, String> {
+        let removed = crate::integrity::remove_temporaries(self.dir);
+        if !removed.is_empty() {
+            let names: Vec<String> = removed.iter().map(|p| p.display().to_string()).collect();
+            self.say(&format!(
+                "removed {} temporary file(s) left by an interrupted process: {}",
+                removed.len(),
+                names.join(", ")
+            ));
+        }
+        crate::integrity::check_state(self.dir, state)?;
+        if let Some(message) = crate::integrity::finished(self.dir, state, self.config) {
+            self.say(&message);
+            return Ok(false);
+        }
+        let mut findings = crate::integrity::Findings::default();
+        crate::integrity::check_checkpoints(self.dir, state, &mut findings)?;
+        // Missing shards are named when the replay window is read.
+        for w in &findings.warnings {
+            self.say(w);
+        }
+        Ok(true)
     }
 
     fn load_net(&self, iteration: u32, callers: usize) -> Result<Arc<NetEvaluator>, String> {
@@ -331,21 +393,10 @@ impl<B: BitSet> Trainer<'_, B> {
         let sp = &sp;
         let sdir = shard_dir(self.dir, it);
         std::fs::create_dir_all(&sdir).map_err(|e| format!("{}: {e}", sdir.display()))?;
-        // Shards already written (a resumed run) hold games 0..k*games_per_shard.
-        let mut stats = SelfPlayStats::default();
-        let mut shards = 0u64;
-        while let Ok(text) = std::fs::read_to_string(sdir.join(format!("shard-{shards:04}.json"))) {
-            if !sdir.join(format!("shard-{shards:04}.bin")).exists() {
-                break;
-            }
-            match serde_json::from_str::<SelfPlayStats>(&text) {
-                Ok(s) => stats.merge(&s),
-                Err(_) => break,
-            }
-            shards += 1;
-        }
+        // Shards already written (a resumed run) hold the first games; only whole, readable ones count.
+        let (mut stats, mut shards) = self.shards_on_disk(it, &sdir);
         let total = sp.games_per_iteration as u64;
-        let first = (shards * sp.games_per_shard as u64).min(total);
+        let first = stats.games.min(total);
         if first > 0 {
             self.log.line(
                 &format!("iteration {it}: resuming self-play at game {first} of {total}"),
@@ -472,11 +523,78 @@ impl<B: BitSet> Trainer<'_, B> {
         Ok(())
     }
 
+    /// The shards of iteration `it` already on disk (a resumed run): their tallies and count.
+    /// They count in order while both files of a shard are there and its samples read back; a
+    /// missing or damaged shard ends the count with a warning, and it and every shard after it
+    /// are removed and played again, so that no game counts as played without its samples.
+    fn shards_on_disk(&self, it: u32, sdir: &Path) -> (SelfPlayStats, u64) {
+        let encoder = Encoder::new(self.ruleset);
+        let mut stats = SelfPlayStats::default();
+        let mut shards = 0u64;
+        let why = loop {
+            let base = sdir.join(format!("shard-{shards:04}"));
+            let (json, bin) = (base.with_extension("json"), base.with_extension("bin"));
+            match (json.exists(), bin.exists()) {
+                (false, false) => break None,
+                (true, false) => break Some(format!("{} is missing", bin.display())),
+                (false, true) => break Some(format!("{} is missing", json.display())),
+                (true, true) => {}
+            }
+            let tallies = tafl_engine::input::read_text_limited(&json, 1 << 20)
+                .and_then(|t| serde_json::from_str::<SelfPlayStats>(&t).map_err(|e| e.to_string()));
+            let s = match tallies {
+                Ok(s) => s,
+                Err(e) => break Some(format!("{}: {e}", json.display())),
+            };
+            if let Err(e) = read_shard(&bin, encoder.input_len(), encoder.policy_size()) {
+                break Some(e);
+            }
+            stats.merge(&s);
+            shards += 1;
+        };
+        let after: Vec<(u32, bool, bool)> = crate::integrity::shard_files(sdir)
+            .into_iter()
+            .filter(|&(k, _, _)| u64::from(k) >= shards)
+            .collect();
+        if why.is_some() || !after.is_empty() {
+            let why = why.unwrap_or_else(|| {
+                format!(
+                    "{} is missing",
+                    sdir.join(format!("shard-{shards:04}.bin")).display()
+                )
+            });
+            for &(k, bin, json) in &after {
+                let base = sdir.join(format!("shard-{k:04}"));
+                for (there, ext) in [(bin, "bin"), (json, "json")] {
+                    if there {
+                        let _ = std::fs::remove_file(base.with_extension(ext));
+                    }
+                }
+            }
+            self.say(&format!(
+                "warning: iteration {it}: {why}; self-play resumes at game {} (shard-{shards:04}), and the games of the {} shard(s) from there on are played again",
+                stats.games,
+                after.len()
+            ));
+        }
+        (stats, shards)
+    }
+
     /// Loads the replay window: every shard of the last iterations, skipping damaged ones.
     fn window(&self, it: u32, encoder: &Encoder) -> Vec<Sample> {
         let from = it.saturating_sub(self.config.replay.window_iterations - 1).max(1);
         let mut all = Vec::new();
         for i in from..=it {
+            let missing = crate::integrity::missing_shard_files(&shard_dir(self.dir, i));
+            if !missing.is_empty() {
+                self.log.line(
+                    &format!(
+                        "warning: replay window of iteration {it}: missing {}; training goes on without their samples",
+                        missing.join(", ")
+                    ),
+                    !self.options.quiet,
+                );
+            }
             let Ok(entries) = std::fs::read_dir(shard_dir(self.dir, i)) else {
                 continue;
             };
@@ -513,7 +631,16 @@ impl<B: BitSet> Trainer<'_, B> {
         let from = checkpoint_path(self.dir, state.latest);
         let (model, manifest) = load_checkpoint(&from, self.ruleset, &device).map_err(|e| e.to_string())?;
         let mut optim = AdamWConfig::new().with_weight_decay(t.weight_decay).init();
-        if let Ok(bytes) = std::fs::read(from.join(OPTIMIZER_FILE)) {
+        let optimizer_file = from.join(OPTIMIZER_FILE);
+        if optimizer_file.exists() {
+            // Bounded by the model it belongs to (an endless file would fill the memory).
+            let limit = manifest
+                .weights
+                .bytes
+                .saturating_mul(OPTIMIZER_PER_WEIGHT)
+                .max(1 << 20);
+            let bytes = tafl_engine::input::read_limited(&optimizer_file, limit)
+                .map_err(|e| format!("{}: {e}", optimizer_file.display()))?;
             optim = optim
                 .from_bytes(tafl_nn::burn::tensor::Bytes::from_bytes_vec(bytes))
                 .map_err(|e| format!("{}: {e:?}", from.join(OPTIMIZER_FILE).display()))?;
@@ -714,7 +841,20 @@ impl<B: BitSet> Trainer<'_, B> {
                 let opponent = match anchor.strip_prefix("checkpoint:") {
                     Some(n) => {
                         let n: u32 = n.parse().map_err(|_| format!("ladder anchor `{anchor}`"))?;
-                        if n >= it || !checkpoint_path(self.dir, n).exists() {
+                        if n >= it {
+                            continue;
+                        }
+                        if !checkpoint_path(self.dir, n)
+                            .join(tafl_nn::MANIFEST_FILE)
+                            .is_file()
+                        {
+                            self.log.line(
+                                &format!(
+                                    "warning: iteration {it}: ladder anchor `{anchor}` skipped: {} is missing",
+                                    checkpoint_path(self.dir, n).display()
+                                ),
+                                !self.options.quiet,
+                            );
                             continue;
                         }
                         Contender::net(
@@ -723,11 +863,7 @@ impl<B: BitSet> Trainer<'_, B> {
                             a.simulations,
                         )
                     }
-                    None => Contender {
-                        label: anchor.clone(),
-                        spec: PlayerSpec::parse(anchor)?,
-                        net: None,
-                    },
+                    None => crate::integrity::anchor_contender(anchor, self.ruleset, threads)?,
                 };
                 let bar = self.bar(
                     a.ladder_games.div_ceil(2) as u64 * 2,

@@ -1,0 +1,316 @@
+//! Run folders under interruption, damage and a second process: one process at a time, model
+//! ladder anchors that play (or are refused when the config is read), and a resume that says
+//! what it found: a complete run, an edited or inconsistent state, swapped, missing or damaged
+//! checkpoints and shards, temporary files of killed processes. Never silence.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn tafl() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tafl"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tafl-runfolder-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const TINY: &str = include_str!("../configs/train/tiny.toml");
+
+/// The tiny config with other ladder anchors.
+fn config(dir: &Path, name: &str, anchors: &str) -> PathBuf {
+    let text = TINY.replace(
+        "ladder_anchors = [\"random\", \"checkpoint:0\"]",
+        &format!("ladder_anchors = {anchors}"),
+    );
+    assert_ne!(text, TINY, "the tiny config's anchors moved");
+    let p = dir.join(format!("{name}.toml"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn train(cfg: &Path, run: &Path, extra: &[&str]) -> Output {
+    tafl()
+        .args([
+            "train",
+            cfg.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--quiet",
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn resume(run: &Path, extra: &[&str]) -> Output {
+    tafl()
+        .args(["train", "--resume", run.to_str().unwrap(), "--quiet"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+fn edit_state(run: &Path, f: impl FnOnce(&mut serde_json::Value)) {
+    let p = run.join("state.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    f(&mut v);
+    std::fs::write(&p, v.to_string()).unwrap();
+}
+
+fn set_iterations(run: &Path, n: u32) {
+    let p = run.join("config.toml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(
+        &p,
+        text.replace("iterations = 2\n", &format!("iterations = {n}\n")),
+    )
+    .unwrap();
+}
+
+/// A finished tiny run (2 iterations) whose ladder also plays the shipped Brandubh model.
+fn finished_run(dir: &Path) -> PathBuf {
+    let cfg = config(
+        dir,
+        "shipped-anchor",
+        "[\"random\", \"checkpoint:0\", \"mcts:model=shipped:4\"]",
+    );
+    let run = dir.join("base");
+    let o = train(&cfg, &run, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    run
+}
+
+#[test]
+fn model_anchors_play_in_the_ladder_or_are_refused_when_the_config_is_read() {
+    let dir = temp_dir("anchors");
+    let run = finished_run(&dir);
+    let log = std::fs::read_to_string(run.join("train.log")).unwrap();
+    assert!(
+        log.contains("ladder, best iter-2 vs mcts:model=shipped:4"),
+        "the shipped model plays as a ladder anchor:\n{log}"
+    );
+    // A run or checkpoint folder plays too: the finished run as the anchor of another.
+    let spec = format!("[\"mcts:model={}:4\"]", run.display());
+    let cfg = config(&dir, "run-anchor", &spec);
+    let o = train(&cfg, &dir.join("second"), &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let log = std::fs::read_to_string(dir.join("second/train.log")).unwrap();
+    assert!(
+        log.contains(&format!("vs mcts:model={}:4", run.display())),
+        "{log}"
+    );
+
+    // A model that cannot play is refused before anything is written, naming the key.
+    for (name, anchors, why) in [
+        (
+            "nowhere",
+            "[\"mcts:model=/nonexistent/run:4\"]",
+            "neither a checkpoint",
+        ),
+        ("tablut-model", "[\"mcts:model=checkpoints/tablut:4\"]", "tablut"),
+        ("unreachable", "[\"checkpoint:99\"]", "never played"),
+    ] {
+        let cfg = config(&dir, name, anchors);
+        let out = dir.join(format!("run-{name}"));
+        let o = train(&cfg, &out, &[]);
+        let err = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains("arena.ladder_anchors") && err.contains(why),
+            "{name}: {err}"
+        );
+        assert!(!out.exists(), "{name}: the run folder was made");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn resuming_a_finished_run_says_so_and_cleans_up_what_a_kill_left() {
+    let dir = temp_dir("finished");
+    let run = finished_run(&dir);
+    // Temporary files of writes that a kill -9 interrupted.
+    let leftovers = [
+        run.join(".state.json.tmp4242-0"),
+        run.join("shards/iter-0001/.shard-0002.json.tmp4242-3"),
+        run.join("checkpoints/iter-0001/.model.safetensors.tmp4242-1"),
+    ];
+    for p in &leftovers {
+        std::fs::write(p, b"half").unwrap();
+    }
+    std::fs::create_dir_all(run.join("events/.tmp-4242-7")).unwrap();
+    let o = resume(&run, &[]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("is complete: all 2 iterations are done") && out.contains("nothing to resume"),
+        "{out}"
+    );
+    assert!(out.contains("removed 4 temporary file(s)"), "{out}");
+    for p in &leftovers {
+        assert!(!p.exists(), "{} is still there", p.display());
+    }
+    assert!(!run.join("events/.tmp-4242-7").exists());
+
+    // The config edited to fewer iterations than the run has done.
+    let shorter = dir.join("shorter");
+    copy_dir(&run, &shorter);
+    set_iterations(&shorter, 1);
+    let o = resume(&shorter, &[]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("has done 2 iterations, more than `iterations = 1`"),
+        "{out}"
+    );
+
+    // --stop-after below the run's iteration does nothing, and says so.
+    let more = dir.join("more");
+    copy_dir(&run, &more);
+    set_iterations(&more, 3);
+    let o = resume(&more, &["--stop-after", "1"]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("past --stop-after 1"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_edited_state_or_swapped_or_missing_checkpoints_stop_the_resume_naming_them() {
+    let dir = temp_dir("broken");
+    let run = finished_run(&dir);
+    let case = |name: &str, damage: &dyn Fn(&Path)| -> String {
+        let copy = dir.join(name);
+        copy_dir(&run, &copy);
+        set_iterations(&copy, 3);
+        damage(&copy);
+        let o = resume(&copy, &[]);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: {out}");
+        out
+    };
+    let out = case("past", &|r| edit_state(r, |s| s["iteration"] = 999.into()));
+    assert!(out.contains("state.json") && out.contains("999"), "{out}");
+    let out = case("latest-back", &|r| edit_state(r, |s| s["latest"] = 1.into()));
+    assert!(
+        out.contains("state.json") && out.contains("`latest` is 1"),
+        "{out}"
+    );
+    let out = case("swapped", &|r| {
+        let c = r.join("checkpoints");
+        std::fs::rename(c.join("iter-0001"), c.join("x")).unwrap();
+        std::fs::rename(c.join("iter-0002"), c.join("iter-0001")).unwrap();
+        std::fs::rename(c.join("x"), c.join("iter-0002")).unwrap();
+    });
+    assert!(out.contains("out of order") && out.contains("iter-0002"), "{out}");
+    let out = case("no-best", &|r| {
+        std::fs::remove_dir_all(r.join("checkpoints/iter-0002")).unwrap();
+    });
+    assert!(
+        out.contains("iter-0002 is missing") && out.contains("best"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_checkpoints_and_shards_are_named_as_the_run_goes_on() {
+    let dir = temp_dir("missing");
+    let base = finished_run(&dir);
+    let run = dir.join("run");
+    copy_dir(&base, &run);
+    set_iterations(&run, 4);
+    std::fs::remove_dir_all(run.join("checkpoints/iter-0000")).unwrap();
+    std::fs::remove_dir_all(run.join("shards/iter-0001")).unwrap();
+    std::fs::remove_file(run.join("shards/iter-0002/shard-0001.bin")).unwrap();
+    let damaged = run.join("shards/iter-0002/shard-0000.bin");
+    let bytes = std::fs::read(&damaged).unwrap();
+    std::fs::write(&damaged, &bytes[..bytes.len() / 2]).unwrap();
+    let o = resume(&run, &[]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let log = std::fs::read_to_string(run.join("train.log")).unwrap();
+    for needle in [
+        "checkpoint folders missing",
+        "iter-0000",
+        "shards/iter-0001 (the whole folder)",
+        "shards/iter-0002/shard-0001.bin",
+        "skipping replay shard",
+        "checksum",
+        // The ladder of iteration 4 cannot play `checkpoint:0`.
+        "ladder anchor `checkpoint:0` skipped",
+        "is complete: all 4 iterations are done",
+    ] {
+        assert!(log.contains(needle), "`{needle}` not in the log:\n{log}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_second_process_on_a_run_folder_is_refused_naming_the_first() {
+    let dir = temp_dir("lock");
+    // Enough games that the first process is still playing when the second starts.
+    let text_cfg = TINY.replace("games_per_iteration = 8", "games_per_iteration = 4000");
+    let cfg = dir.join("long.toml");
+    std::fs::write(&cfg, text_cfg).unwrap();
+    let run = dir.join("run");
+    let mut first = tafl()
+        .args([
+            "train",
+            cfg.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--quiet",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !run.join("shards/iter-0001/shard-0000.bin").exists() && t0.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first process ended early"
+    );
+    let pid = first.id().to_string();
+    for second in [resume(&run, &[]), train(&cfg, &run, &[])] {
+        let out = text(&second);
+        assert_eq!(second.status.code(), Some(1), "{out}");
+        assert!(
+            out.contains("is in use by process") && out.contains(&pid) && out.contains(run.to_str().unwrap()),
+            "{out}"
+        );
+    }
+    // kill -9 leaves no stale lock: the folder resumes at once.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let o = resume(&run, &["--stop-after", "0"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("past --stop-after 0"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
