@@ -19,13 +19,12 @@ use crate::ruleset::Ruleset;
 use crate::side::Piece;
 use crate::square::{square, Sq};
 
+/// A start position's pieces and the squares its diagram marks `#`.
+pub(crate) type MarkedSetup = (Vec<(Sq, Piece)>, Vec<Sq>);
+
 /// Reads a start position: a diagram, or an OpenTafl record when `record` is true. Also
 /// returns the squares a diagram marks `#` (special squares), which the rules must confirm.
-pub(crate) fn parse_setup(
-    n: usize,
-    text: &str,
-    record: bool,
-) -> Result<(Vec<(Sq, Piece)>, Vec<Sq>), ParseError> {
+pub(crate) fn parse_setup(n: usize, text: &str, record: bool) -> Result<MarkedSetup, ParseError> {
     if record {
         Ok((parse_position_record(n, text)?, Vec::new()))
     } else {
@@ -39,7 +38,7 @@ pub fn parse_diagram(n: usize, text: &str) -> Result<Vec<(Sq, Piece)>, ParseErro
 }
 
 /// Reads the pieces of an `n x n` diagram and the squares it marks `#`.
-fn parse_diagram_marked(n: usize, text: &str) -> Result<(Vec<(Sq, Piece)>, Vec<Sq>), ParseError> {
+fn parse_diagram_marked(n: usize, text: &str) -> Result<MarkedSetup, ParseError> {
     let footer: String = (0..n).map(|i| (b'a' + i as u8) as char).collect();
     let mut rows: Vec<(usize, Vec<char>)> = Vec::new();
     for (lineno, line) in text.lines().enumerate() {
