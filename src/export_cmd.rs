@@ -7,6 +7,7 @@ use tafl_trainer::models::{checkpoint_dir, checkpoint_elo};
 /// checkpoint) into the folder `out`.
 pub fn run(path: &Path, out: &Path) -> Result<(), String> {
     let dir = checkpoint_dir(path)?;
+    check_destination(out, &dir)?;
     // Elo only describes the model; a run state that cannot be read costs the figures, not
     // the export.
     let elo = checkpoint_elo(&dir).unwrap_or_else(|e| {
@@ -29,4 +30,67 @@ pub fn run(path: &Path, out: &Path) -> Result<(), String> {
     }
     println!("  {:<18}", tafl_nn::MANIFEST_FILE);
     Ok(())
+}
+
+/// Refuses a destination that an export would damage: a folder inside a training run (a
+/// bundle's manifest in a run or checkpoint folder breaks `mcts:model=RUN` and `tafl export
+/// RUN`, and would replace a checkpoint's), the checkpoint itself, and a folder that holds
+/// files but is not an earlier bundle (whose files an export replaces).
+fn check_destination(out: &Path, checkpoint: &Path) -> Result<(), String> {
+    let shown = out.display();
+    if out.exists() && !out.is_dir() {
+        return Err(format!("--out `{shown}` is a file, not a folder"));
+    }
+    // The folder as it will be: its deepest existing ancestor resolved, the rest appended.
+    let absolute = std::path::absolute(out).map_err(|e| format!("--out `{shown}`: {e}"))?;
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => break,
+        }
+    }
+    let mut resolved = existing.canonicalize().unwrap_or_else(|_| existing.to_path_buf());
+    for name in rest.iter().rev() {
+        resolved.push(name);
+    }
+    if let Ok(source) = checkpoint.canonicalize() {
+        if resolved == source {
+            return Err(format!(
+                "--out `{shown}` is the checkpoint folder itself; export into another folder"
+            ));
+        }
+    }
+    if let Some(run) = resolved
+        .ancestors()
+        .find(|a| a.join(tafl_trainer::run::STATE_FILE).is_file())
+    {
+        return Err(format!(
+            "--out `{shown}` is inside the training run `{}`: an export there would replace or add a manifest.json in the run (breaking `mcts:model=RUN` and `tafl export RUN`); export into a folder outside it",
+            run.display()
+        ));
+    }
+    let Ok(mut entries) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    if entries.next().is_none() {
+        return Ok(());
+    }
+    let manifest = out.join(tafl_nn::MANIFEST_FILE);
+    let earlier_bundle = tafl_engine::input::read_text(&manifest)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|m| m["format"] == tafl_nn::BUNDLE_FORMAT);
+    if earlier_bundle {
+        Ok(())
+    } else {
+        Err(format!(
+            "--out `{shown}` holds files and is not an earlier bundle (no manifest.json of format `{}`): an export would overwrite them; export into a new or empty folder, or into an earlier bundle to replace it",
+            tafl_nn::BUNDLE_FORMAT
+        ))
+    }
 }
