@@ -13,7 +13,7 @@ pub struct Request<'a> {
     pub to_move: Option<Side>,
     /// Moves to play first.
     pub moves: &'a [String],
-    /// The searching player (an `mcts:` spec).
+    /// The searching player (an `mcts:` spec, or `level:N` of a level that searches).
     pub player: &'a str,
     /// Lines to show.
     pub top: usize,
@@ -52,14 +52,17 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
         println!("the game is over: {o}");
         return Ok(());
     }
-    let (eval_spec, sims) = match PlayerSpec::parse(req.player)? {
+    // The same resolution as play: `level:N` included, with its fallback under rules that
+    // ship no network.
+    let player = crate::players::resolve(req.player)?.for_rules(&rules.ruleset);
+    let (eval_spec, sims) = match player.spec {
         PlayerSpec::Mcts {
             evaluator,
             simulations,
         } => (evaluator, simulations),
         _ => {
             return Err(format!(
-                "--player `{}`: analysis needs a search player (mcts:...)",
+                "--player `{}`: analysis needs a search player (mcts:... or a level that searches)",
                 req.player
             ))
         }

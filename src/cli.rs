@@ -33,7 +33,8 @@ enum Command {
     },
     /// Print a ruleset's rules, generated from its data, and its start position.
     Rules {
-        /// Built-in ruleset id (brandubh, tablut, hnefatafl, copenhagen, ...) or a rules file.
+        /// Built-in ruleset id (brandubh, tablut, hnefatafl, copenhagen, ...) or a rules file:
+        /// TOML, an OpenTafl rules string, or an OpenTafl game record (.otg).
         rules: String,
         /// Print the rules file (TOML) instead of the summary.
         #[arg(long)]
@@ -261,6 +262,15 @@ enum Command {
         /// Seed of the AI's choices.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// How `htp` answers end: `htp` as hnefatafl.org's engine (a success with one newline,
+        /// an error with a blank line after it), or `gtp` (every answer with a blank line).
+        #[arg(long, value_enum, default_value_t = Framing::Htp)]
+        framing: Framing,
+        /// `htp` only: play as a networked engine of hnefatafl.org's server at HOST[:PORT]
+        /// (port 49152 unless given) instead of over stdin and stdout, connecting again when
+        /// the connection drops.
+        #[arg(long)]
+        host: Option<String>,
     },
     /// Write the bundle a game client needs: `model.onnx` (ONNX opset 17), `model.safetensors`,
     /// `manifest.json` (encoding, policy index, rules, model config, Elo) and a `README.md` for
@@ -295,6 +305,15 @@ pub enum Protocol {
     /// The Hnefatafl Text Protocol of hnefatafl.org, modelled on GTP.
     #[value(alias = "gtp")]
     Htp,
+}
+
+/// Answer framings of `tafl engine --protocol htp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Framing {
+    /// hnefatafl.org's: `= answer` and one newline; `? error` and a blank line.
+    Htp,
+    /// GTP's: every answer followed by a blank line.
+    Gtp,
 }
 
 /// Builds a rayon pool of `threads` workers (all cores when `None`).
@@ -547,17 +566,27 @@ pub fn run(cli: Cli) -> Result<(), String> {
             player,
             level,
             seed,
+            framing,
+            host,
         } => {
             let player = match (player, level) {
                 (Some(spec), _) => crate::players::resolve(&spec)?,
                 (None, Some(n)) => crate::players::level(n)?,
                 (None, None) => crate::players::level(5)?,
             };
-            match protocol {
-                Protocol::Otep => crate::engine_cmd::run(&player, seed),
-                Protocol::Htp => {
+            let framing = match framing {
+                Framing::Htp => crate::htp::Framing::Htp,
+                Framing::Gtp => crate::htp::Framing::Gtp,
+            };
+            match (protocol, host) {
+                (Protocol::Otep, Some(_)) => Err("--host is for --protocol htp".into()),
+                (Protocol::Otep, None) => crate::engine_cmd::run(&player, seed),
+                (Protocol::Htp, host) => {
                     let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
-                    crate::htp_cmd::run(&rs, &player, seed)
+                    match host {
+                        Some(h) => crate::htp_cmd::run_tcp(&rs, &player, seed, framing, &h),
+                        None => crate::htp_cmd::run(&rs, &player, seed, framing),
+                    }
                 }
             }
         }

@@ -144,6 +144,8 @@ impl Session {
                     .wrapping_add(self.games.wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 self.table = None;
                 self.table = Some(new_table(&rs, &self.player, seed).map_err(Failure::critical)?);
+                // Which player plays these rules: a level's network, or its fallback.
+                eprintln!("otep: rules `{}`: {}", rs.id(), self.player.for_rules(&rs).label);
             }
             Message::Position(record) => self
                 .table("position")?
@@ -247,6 +249,9 @@ struct Board<B: BitSet> {
 
 impl<B: BitSet> Board<B> {
     fn new(rules: Rules<B>, resolved: &Resolved, seed: u64) -> Result<Board<B>, String> {
+        // Analysis searches with the player that plays: a level's fallback under rules with
+        // no shipped model.
+        let resolved = &resolved.for_rules(&rules.ruleset);
         let player = build(resolved, seed, &rules).map_err(|e| format!("player {}: {e}", resolved.label))?;
         let analysis = match &resolved.spec {
             PlayerSpec::Mcts {

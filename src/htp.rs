@@ -1,22 +1,44 @@
 //! The Hnefatafl Text Protocol (HTP) of the hnefatafl.org family (the `hnefatafl-copenhagen`
-//! engine, client and servers): GTP-style lines in, `= answer` or `? error` out, each answer
-//! followed by a blank line. Text after `#` is a comment; blank lines are ignored.
+//! engine, client and servers): GTP-style lines in, `= answer` or `? error` out. Text after
+//! `#` is a comment; blank lines are ignored.
 //!
-//! Commands: `final_status`, `generate_move [ROLE]` (plays the move it returns, as GTP's
-//! `genmove` and HTP's AI clients do), `known_command NAME`, `list_commands`, `name`,
-//! `play ROLE FROM TO` (answers the captured squares), `play ROLE resigns`, `play_from`,
-//! `play_to ROLE FROM`, `protocol_version`, `quit`, `reset_board`, `show_board`,
-//! `time_settings un-timed | fischer MILLISECONDS ADD_SECONDS`, `version`. Roles are `a`,
-//! `attacker`, `d`, `defender`; squares are a letter and a number (`A1`, case does not matter).
+//! Framing, as `hnefatafl-text-protocol` prints it: a success is `= answer` and one newline,
+//! an error `? message` and a blank line after it. [`Framing::Gtp`] ends every answer with a
+//! blank line instead, as GTP does.
+//!
+//! Commands: `board_size N`, `final_status`, `first_move ROLE`, `generate_move [ROLE]` (plays
+//! the move it returns, for the side to move whatever the role says, as theirs does),
+//! `known_command NAME`, `list_commands`, `name`, `play ROLE FROM TO` (answers every captured
+//! square, the king's included), `play ROLE resigns`, `play_from`, `play_to ROLE FROM`,
+//! `play_undo`, `protocol_version`, `quit`, `reset_board`, `show_board`,
+//! `show_board_open_tafl`, `time_settings un-timed | fischer TIME ADD_SECONDS` (starts a new
+//! game), `version`. Roles are `a`, `attacker`, `d`, `defender`, and the older relays'
+//! `black` (attacker) and `white` (defender); squares are a letter and a number (`A1`, case
+//! does not matter).
 //!
 //! Squares need the board size, so they stay text here; the session reads them.
+
+/// How answers end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Framing {
+    /// hnefatafl.org's: `= answer` and one newline; `? error` and a blank line.
+    #[default]
+    Htp,
+    /// GTP's: every answer followed by a blank line.
+    Gtp,
+}
 
 /// One HTP command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {
+    /// `board_size N`: a new game on an `N x N` board (the size of the rules in play).
+    BoardSize(usize),
     /// `final_status`: `attacker_wins`, `defender_wins`, `draw` or `ongoing`.
     FinalStatus,
-    /// `generate_move [ROLE]`: choose, play and answer `play ROLE FROM TO`.
+    /// `first_move ROLE`: a new game with ROLE to move first.
+    FirstMove(Role),
+    /// `generate_move [ROLE]`: choose, play and answer `play ROLE FROM TO` for the side to
+    /// move; a role that is not to move is ignored.
     GenerateMove(Option<Role>),
     /// `known_command NAME`: `true` or `false`.
     KnownCommand(String),
@@ -44,6 +66,8 @@ pub enum Request {
         /// The square of the piece.
         from: String,
     },
+    /// `play_undo`: takes back the last play (a move or a resignation).
+    PlayUndo,
     /// `protocol_version`.
     ProtocolVersion,
     /// `quit`.
@@ -52,7 +76,10 @@ pub enum Request {
     ResetBoard,
     /// `show_board`: the board as a diagram.
     ShowBoard,
-    /// `time_settings ...`: accepted; moves get the player's fixed search budget.
+    /// `show_board_open_tafl`: the board as an OpenTafl position record.
+    ShowBoardOpenTafl,
+    /// `time_settings ...`: a new game; the times are read and not used (moves get the
+    /// player's fixed search budget).
     TimeSettings,
     /// `version`.
     Version,
@@ -94,8 +121,10 @@ impl Role {
 }
 
 /// Every command, in the order `list_commands` prints them.
-pub const COMMANDS: [&str; 14] = [
+pub const COMMANDS: [&str; 18] = [
+    "board_size",
     "final_status",
+    "first_move",
     "generate_move",
     "known_command",
     "list_commands",
@@ -103,20 +132,22 @@ pub const COMMANDS: [&str; 14] = [
     "play",
     "play_from",
     "play_to",
+    "play_undo",
     "protocol_version",
     "quit",
     "reset_board",
     "show_board",
+    "show_board_open_tafl",
     "time_settings",
     "version",
 ];
 
 fn role(text: &str) -> Result<Role, String> {
     match text.to_ascii_lowercase().as_str() {
-        "a" | "attacker" => Ok(Role::Attacker),
-        "d" | "defender" => Ok(Role::Defender),
+        "a" | "attacker" | "black" => Ok(Role::Attacker),
+        "d" | "defender" | "white" => Ok(Role::Defender),
         _ => Err(format!(
-            "`{text}` is not a role; allowed values: a, attacker, d, defender"
+            "`{text}` is not a role; allowed values: a, attacker, d, defender (black, white)"
         )),
     }
 }
@@ -142,10 +173,23 @@ impl Request {
             }
         };
         let cmd = match name {
+            "board_size" => {
+                expect(2, "board_size N")?;
+                Request::BoardSize(
+                    args[1]
+                        .parse()
+                        .map_err(|_| format!("board_size: `{}` is not a number", args[1]))?,
+                )
+            }
             "final_status" => Request::FinalStatus,
+            "first_move" => {
+                expect(2, "first_move ROLE")?;
+                Request::FirstMove(role(args[1])?)
+            }
             "generate_move" => match args[1..] {
                 [] => Request::GenerateMove(None),
-                [r] => Request::GenerateMove(Some(role(r)?)),
+                // A role the engine does not know is ignored, as any role is there.
+                [r] => Request::GenerateMove(role(r).ok()),
                 _ => return Err("expected: `generate_move [ROLE]`".into()),
             },
             "known_command" => {
@@ -171,10 +215,12 @@ impl Request {
                     from: args[2].to_string(),
                 }
             }
+            "play_undo" => Request::PlayUndo,
             "protocol_version" => Request::ProtocolVersion,
             "quit" => Request::Quit,
             "reset_board" => Request::ResetBoard,
             "show_board" => Request::ShowBoard,
+            "show_board_open_tafl" => Request::ShowBoardOpenTafl,
             "time_settings" => match args[1..] {
                 ["un-timed", ..] => Request::TimeSettings,
                 ["fischer", ms, add] => {
@@ -198,12 +244,14 @@ impl Request {
     }
 }
 
-/// An answer as HTP prints it: `= text` or `? error`, then a blank line.
-pub fn answer(result: &Result<String, String>) -> String {
-    match result {
-        Ok(text) => format!("= {text}\n\n"),
+/// An answer as printed with `framing`: `= text` or `? error` (an error on one line), and
+/// the newlines that end it.
+pub fn answer(result: &Result<String, String>, framing: Framing) -> String {
+    match (result, framing) {
+        (Ok(text), Framing::Htp) => format!("= {text}\n"),
+        (Ok(text), Framing::Gtp) => format!("= {text}\n\n"),
         // One line, its control characters escaped (a quoted command may hold any).
-        Err(e) => format!(
+        (Err(e), _) => format!(
             "? {}\n\n",
             tafl_engine::input::printable(&e.replace('\n', " "), false, 4096)
         ),
@@ -272,6 +320,9 @@ mod tests {
             ("time_settings fischer soon 5", "`soon` is not a number"),
             ("time_settings", "time_settings un-timed"),
             ("generate_move a d", "generate_move [ROLE]"),
+            ("board_size", "board_size N"),
+            ("board_size big", "`big` is not a number"),
+            ("first_move", "first_move ROLE"),
         ] {
             match Request::parse(line) {
                 Err(e) => assert!(e.contains(needle), "`{line}`: {e}"),
@@ -281,8 +332,41 @@ mod tests {
     }
 
     #[test]
-    fn answers_are_followed_by_a_blank_line() {
-        assert_eq!(answer(&Ok("true".into())), "= true\n\n");
-        assert_eq!(answer(&Err("bad\nthing".into())), "? bad thing\n\n");
+    fn successes_end_with_one_newline_and_errors_with_a_blank_line() {
+        assert_eq!(answer(&Ok("true".into()), Framing::Htp), "= true\n");
+        assert_eq!(answer(&Ok(String::new()), Framing::Htp), "= \n");
+        assert_eq!(answer(&Err("bad\nthing".into()), Framing::Htp), "? bad thing\n\n");
+    }
+
+    #[test]
+    fn gtp_framing_ends_every_answer_with_a_blank_line() {
+        assert_eq!(answer(&Ok("true".into()), Framing::Gtp), "= true\n\n");
+        assert_eq!(answer(&Err("bad\nthing".into()), Framing::Gtp), "? bad thing\n\n");
+    }
+
+    #[test]
+    fn their_other_commands_and_the_older_relays_roles_parse() {
+        assert_eq!(ok("board_size 11"), Request::BoardSize(11));
+        assert_eq!(ok("first_move defender"), Request::FirstMove(Role::Defender));
+        assert_eq!(ok("play_undo"), Request::PlayUndo);
+        assert_eq!(ok("show_board_open_tafl"), Request::ShowBoardOpenTafl);
+        assert_eq!(
+            ok("play black a4 a1"),
+            Request::Play {
+                role: Role::Attacker,
+                from: "a4".into(),
+                to: "a1".into()
+            }
+        );
+        assert_eq!(ok("play White resigns"), Request::Resign(Role::Defender));
+        assert_eq!(
+            ok("generate_move white"),
+            Request::GenerateMove(Some(Role::Defender))
+        );
+        // A role it does not know is ignored, as every role is by theirs.
+        assert_eq!(ok("generate_move king"), Request::GenerateMove(None));
+        for c in COMMANDS {
+            assert!(Request::parse(c).map_or(true, |r| r.is_some()), "{c}");
+        }
     }
 }

@@ -1,24 +1,31 @@
 //! `tafl engine --protocol htp`: our AI behind the Hnefatafl Text Protocol of the hnefatafl.org
-//! family, over stdin and stdout. HTP plays Copenhagen; `--rules` picks another ruleset, with
-//! squares lettered and numbered to its board size.
+//! family, over stdin and stdout, or (`--host`) as a networked engine of their server. HTP
+//! plays Copenhagen; `--rules` picks another ruleset, with squares lettered and numbered to
+//! its board size.
 
-use crate::htp::{answer, Request, Role, COMMANDS};
+use crate::htp::{answer, Framing, Request, Role, COMMANDS};
 use crate::players::{build, Resolved};
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::time::Duration;
 use tafl_engine::{
-    parse_square, square_name, with_board, BitSet, Game, Move, Player, Rules, Ruleset, Side, Sq,
+    parse_square, position_record, square_name, with_board, BitSet, Game, Move, Player, Position, Reason,
+    Rules, Ruleset, Side, Sq,
 };
 
 /// What `protocol_version` answers: the version of HTP this follows.
 const PROTOCOL_VERSION: &str = "1-beta";
 
+/// The port of hnefatafl.org's server, added to a `--host` given without one.
+pub const SERVER_PORT: u16 = 49152;
+
 /// Reads HTP commands from stdin until `quit` or the end of input.
-pub fn run(rs: &Ruleset, player: &Resolved, seed: u64) -> Result<(), String> {
-    with_board!(rs, B, rules => serve::<B>(rules, player, seed))
+pub fn run(rs: &Ruleset, player: &Resolved, seed: u64, framing: Framing) -> Result<(), String> {
+    with_board!(rs, B, rules => serve::<B>(rules, player, seed, framing))
 }
 
-fn serve<B: BitSet>(rules: Rules<B>, player: &Resolved, seed: u64) -> Result<(), String> {
-    let mut session = Session::new(rules, player, seed)?;
+fn serve<B: BitSet>(rules: Rules<B>, player: &Resolved, seed: u64, framing: Framing) -> Result<(), String> {
+    let mut session = Session::new(rules, player, seed, framing)?;
     let mut out = std::io::stdout().lock();
     crate::engine_cmd::each_line(|line| {
         let (reply, quit) = session.handle(line);
@@ -36,18 +43,25 @@ pub struct Session<B: BitSet> {
     rules: Rules<B>,
     game: Game<B>,
     player: Player<B>,
+    framing: Framing,
     /// The side that resigned, which ends the game whatever the board says.
     resigned: Option<Side>,
 }
 
 impl<B: BitSet> Session<B> {
-    /// A session with `player` under `rules`.
-    pub fn new(rules: Rules<B>, player: &Resolved, seed: u64) -> Result<Session<B>, String> {
+    /// A session with `player` under `rules`, answering with `framing`.
+    pub fn new(
+        rules: Rules<B>,
+        player: &Resolved,
+        seed: u64,
+        framing: Framing,
+    ) -> Result<Session<B>, String> {
         let player = build(player, seed, &rules).map_err(|e| format!("player {}: {e}", player.label))?;
         Ok(Session {
             game: Game::new(&rules),
             rules,
             player,
+            framing,
             resigned: None,
         })
     }
@@ -57,12 +71,17 @@ impl<B: BitSet> Session<B> {
     pub fn handle(&mut self, line: &str) -> (Option<String>, bool) {
         match Request::parse(line) {
             Ok(None) => (None, false),
-            Err(e) => (Some(answer(&Err(e))), false),
+            Err(e) => (Some(answer(&Err(e), self.framing)), false),
             Ok(Some(cmd)) => {
                 let quit = cmd == Request::Quit;
-                (Some(answer(&self.apply(cmd))), quit)
+                (Some(answer(&self.apply(cmd), self.framing)), quit)
             }
         }
+    }
+
+    /// Whether the game has ended (by the rules or a resignation).
+    pub fn over(&self) -> bool {
+        self.resigned.is_some() || self.game.outcome().is_some()
     }
 
     fn vertex(&self, sq: Sq) -> String {
@@ -95,9 +114,67 @@ impl<B: BitSet> Session<B> {
         Ok(())
     }
 
+    /// A new game from the start position, with `first` to move.
+    fn new_game(&mut self, first: Side) -> Result<(), String> {
+        let start = Position::start(&self.rules);
+        let start = if start.to_move() == first {
+            start
+        } else {
+            Position::from_pieces(&self.rules, &start.pieces(), first)?
+        };
+        self.game = Game::from_position(&self.rules, start);
+        self.resigned = None;
+        Ok(())
+    }
+
+    /// Plays `mv` for `role`; the squares it captured, the king's included when it ends the
+    /// game by capturing him (he stays on the board in the engine's game).
+    fn play(&mut self, role: Role, mv: Move) -> Result<Vec<Sq>, String> {
+        self.check_turn(role)?;
+        let outcome = self.game.play(&self.rules, mv).map_err(|e| e.to_string())?;
+        let mut captured: Vec<Sq> = self
+            .game
+            .moves()
+            .last()
+            .map(|p| p.captured.squares().map(|s| s as Sq).collect())
+            .unwrap_or_default();
+        if outcome.is_some_and(|o| o.reason == Reason::KingCaptured) {
+            captured.push(self.game.position().king());
+        }
+        Ok(captured)
+    }
+
+    /// Chooses and plays a move for the side to move: `play ROLE FROM TO`.
+    fn generate(&mut self) -> Result<String, String> {
+        let to_move = self.ongoing()?;
+        let (mv, _) = self
+            .player
+            .choose(&self.rules, &self.game)
+            .ok_or("no legal move")?;
+        self.game
+            .play(&self.rules, mv)
+            .map_err(|e| format!("the engine chose an illegal move: {e}"))?;
+        Ok(format!(
+            "play {} {} {}",
+            Role::of(to_move).name(),
+            self.vertex(mv.from),
+            self.vertex(mv.to)
+        ))
+    }
+
     fn apply(&mut self, cmd: Request) -> Result<String, String> {
         let n = self.rules.n;
         match cmd {
+            Request::BoardSize(size) => {
+                if size != n {
+                    return Err(format!(
+                        "board_size {size}: the rules in play are {n}x{n}; start the engine with \
+                         --rules for another board"
+                    ));
+                }
+                self.new_game(self.rules.ruleset.file.first)?;
+                Ok(String::new())
+            }
             Request::FinalStatus => Ok(match (self.resigned, self.game.outcome()) {
                 (Some(Side::Attackers), _) => "defender_wins",
                 (Some(Side::Defenders), _) => "attacker_wins",
@@ -109,36 +186,21 @@ impl<B: BitSet> Session<B> {
                 },
             }
             .to_string()),
-            Request::GenerateMove(role) => {
-                let to_move = self.ongoing()?;
-                if let Some(r) = role {
-                    self.check_turn(r)?;
-                }
-                let (mv, _) = self
-                    .player
-                    .choose(&self.rules, &self.game)
-                    .ok_or("no legal move")?;
-                self.game
-                    .play(&self.rules, mv)
-                    .map_err(|e| format!("the engine chose an illegal move: {e}"))?;
-                Ok(format!(
-                    "play {} {} {}",
-                    Role::of(to_move).name(),
-                    self.vertex(mv.from),
-                    self.vertex(mv.to)
-                ))
+            Request::FirstMove(role) => {
+                self.new_game(role.side())?;
+                Ok(String::new())
             }
+            // The role is not checked: the move is for the side to move, as theirs is.
+            Request::GenerateMove(_) => self.generate(),
             Request::KnownCommand(name) => Ok(COMMANDS.contains(&name.as_str()).to_string()),
             Request::ListCommands => Ok(COMMANDS.join("\n")),
             Request::Name => Ok("tafl".into()),
             Request::Play { role, from, to } => {
-                self.check_turn(role)?;
                 let mv = Move::new(self.square(&from)?, self.square(&to)?);
-                self.game.play(&self.rules, mv).map_err(|e| e.to_string())?;
-                let captured = self.game.moves().last().map(|p| p.captured).unwrap_or(B::EMPTY);
+                let captured = self.play(role, mv)?;
                 Ok(captured
-                    .squares()
-                    .map(|s| self.vertex(s as Sq))
+                    .into_iter()
+                    .map(|s| self.vertex(s))
                     .collect::<Vec<_>>()
                     .join(" "))
             }
@@ -181,11 +243,18 @@ impl<B: BitSet> Session<B> {
                 }
                 Ok(tos.join(" "))
             }
+            Request::PlayUndo => {
+                // A resignation is the last play when there is one.
+                if self.resigned.take().is_some() || self.game.undo(&self.rules) {
+                    Ok(String::new())
+                } else {
+                    Err("play_undo: no play to take back".into())
+                }
+            }
             Request::ProtocolVersion => Ok(PROTOCOL_VERSION.into()),
             Request::Quit => Ok(String::new()),
             Request::ResetBoard => {
-                self.game = Game::new(&self.rules);
-                self.resigned = None;
+                self.new_game(self.rules.ruleset.file.first)?;
                 Ok(String::new())
             }
             Request::ShowBoard => {
@@ -194,8 +263,158 @@ impl<B: BitSet> Session<B> {
                 let lines: Vec<&str> = diagram.lines().filter(|l| !l.trim().is_empty()).collect();
                 Ok(format!("{n}x{n}\n{}", lines.join("\n")))
             }
-            Request::TimeSettings => Ok(String::new()),
+            Request::ShowBoardOpenTafl => Ok(position_record(&self.rules, self.game.position())),
+            // As theirs: new time settings start a new game.
+            Request::TimeSettings => {
+                self.new_game(self.rules.ruleset.file.first)?;
+                Ok(String::new())
+            }
             Request::Version => Ok(env!("CARGO_PKG_VERSION").into()),
+        }
+    }
+
+    /// One line from hnefatafl.org's server to a networked engine: the line to send back, if
+    /// any. `generate_move` is answered with a bare `play ROLE FROM TO`; `play` is applied and
+    /// answered with nothing; anything else is handled as on stdin, its answer kept local
+    /// (returned second, for the log). A `play` that does not fit the game in hand but fits a
+    /// new one (the server started another game) starts that game.
+    pub fn relay(&mut self, line: &str) -> (Option<String>, Option<String>) {
+        match Request::parse(line) {
+            Ok(Some(Request::GenerateMove(_))) => match self.generate() {
+                Ok(play) => (Some(play), None),
+                Err(e) => (None, Some(answer(&Err(e), self.framing))),
+            },
+            Ok(Some(Request::Play { role, from, to })) => {
+                let mv = match (self.square(&from), self.square(&to)) {
+                    (Ok(f), Ok(t)) => Move::new(f, t),
+                    (Err(e), _) | (_, Err(e)) => return (None, Some(answer(&Err(e), self.framing))),
+                };
+                let result = match self.play(role, mv) {
+                    Err(e) if self.game.ply() > 0 || self.over() => {
+                        let kept = (self.game.clone(), self.resigned);
+                        let first = self.rules.ruleset.file.first;
+                        match self.new_game(first).and_then(|()| self.play(role, mv)) {
+                            Ok(c) => {
+                                eprintln!("htp: a new game begins with {from} {to}");
+                                Ok(c)
+                            }
+                            Err(_) => {
+                                (self.game, self.resigned) = kept;
+                                Err(e)
+                            }
+                        }
+                    }
+                    other => other,
+                };
+                let text = result.map(|c| {
+                    c.into_iter()
+                        .map(|s| self.vertex(s))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                });
+                (None, Some(answer(&text, self.framing)))
+            }
+            _ => (None, self.handle(line).0),
+        }
+    }
+}
+
+/// `--host`: the address to connect to, with hnefatafl.org's port when none is given.
+pub fn host_address(host: &str) -> String {
+    let has_port = match host.rsplit_once(':') {
+        // `[::1]:49152`, `example.org:49152`; a bare IPv6 address has colons but no port.
+        Some((h, p)) => p.parse::<u16>().is_ok() && (h.ends_with(']') || !h.contains(':')),
+        None => false,
+    };
+    if has_port {
+        host.to_string()
+    } else if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{SERVER_PORT}")
+    } else {
+        format!("{host}:{SERVER_PORT}")
+    }
+}
+
+/// Connection attempts in a row that may fail before the engine gives up.
+const CONNECT_ATTEMPTS: u32 = 10;
+
+/// Plays as a networked engine of hnefatafl.org's server: connects to `host`, answers the
+/// server's `generate_move` lines with bare `play` lines and follows its `play` lines, until
+/// the game is over. A dropped connection is made again (with growing pauses, up to
+/// [`CONNECT_ATTEMPTS`] failures in a row), keeping the game in hand.
+pub fn run_tcp(
+    rs: &Ruleset,
+    player: &Resolved,
+    seed: u64,
+    framing: Framing,
+    host: &str,
+) -> Result<(), String> {
+    let address = host_address(host);
+    with_board!(rs, B, rules => relay::<B>(rules, player, seed, framing, &address))
+}
+
+fn relay<B: BitSet>(
+    rules: Rules<B>,
+    player: &Resolved,
+    seed: u64,
+    framing: Framing,
+    address: &str,
+) -> Result<(), String> {
+    let mut session = Session::new(rules, player, seed, framing)?;
+    let mut failures = 0u32;
+    loop {
+        let stream = match TcpStream::connect(address) {
+            Ok(s) => {
+                failures = 0;
+                eprintln!("htp: connected to {address}");
+                s
+            }
+            Err(e) => {
+                failures += 1;
+                if failures >= CONNECT_ATTEMPTS {
+                    return Err(format!(
+                        "--host {address}: cannot connect ({failures} attempts in a row): {e}"
+                    ));
+                }
+                let pause = Duration::from_millis(250 << failures.min(7));
+                eprintln!("htp: cannot connect to {address}: {e}; again in {pause:?}");
+                std::thread::sleep(pause);
+                continue;
+            }
+        };
+        match converse(&mut session, stream) {
+            Ok(true) => return Ok(()),
+            Ok(false) => eprintln!("htp: {address} closed the connection; connecting again"),
+            Err(e) => eprintln!("htp: connection to {address} lost ({e}); connecting again"),
+        }
+        failures += 1;
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// One connection: `Ok(true)` when the game is over, `Ok(false)` when the server closed it.
+fn converse<B: BitSet>(session: &mut Session<B>, stream: TcpStream) -> Result<bool, String> {
+    let mut writer = stream.try_clone().map_err(|e| e.to_string())?;
+    let mut reader = BufReader::new(stream);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).map_err(|e| e.to_string())? == 0 {
+            return Ok(false);
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let (reply, log) = session.relay(&line);
+        if let Some(log) = log {
+            eprint!("htp: {} -> {log}", line.trim_end());
+        }
+        if let Some(r) = reply {
+            writer
+                .write_all(format!("{r}\n").as_bytes())
+                .and_then(|()| writer.flush())
+                .map_err(|e| e.to_string())?;
+        }
+        if session.over() {
+            return Ok(true);
         }
     }
 }
@@ -204,10 +423,10 @@ impl<B: BitSet> Session<B> {
 mod tests {
     use super::*;
 
-    fn session() -> Session<u128> {
+    fn session(framing: Framing) -> Session<u128> {
         let rules = Rules::new(&Ruleset::builtin("brandubh")).unwrap_or_else(|e| panic!("{e}"));
         let player = crate::players::resolve("random").unwrap_or_else(|e| panic!("{e}"));
-        Session::new(rules, &player, 1).unwrap_or_else(|e| panic!("{e}"))
+        Session::new(rules, &player, 1, framing).unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn say(s: &mut Session<u128>, line: &str) -> String {
@@ -218,7 +437,7 @@ mod tests {
 
     #[test]
     fn moves_turns_and_resignation() {
-        let mut s = session();
+        let mut s = session(Framing::Gtp);
         assert_eq!(
             say(&mut s, "play defender D3 B3"),
             "? it is the attacker's turn, not the defender's\n\n"
@@ -235,5 +454,50 @@ mod tests {
         assert!(say(&mut s, "play attacker Z1 B1").starts_with("? "));
         assert!(s.handle("# nothing").0.is_none());
         assert!(s.handle("quit").1);
+    }
+
+    #[test]
+    fn generate_move_plays_for_the_side_to_move_whatever_the_role() {
+        let mut s = session(Framing::Htp);
+        assert!(say(&mut s, "generate_move defender").starts_with("= play attacker "));
+        assert!(say(&mut s, "generate_move black").starts_with("= play defender "));
+    }
+
+    #[test]
+    fn play_undo_first_move_time_settings_and_board_size() {
+        let mut s = session(Framing::Htp);
+        let start = say(&mut s, "show_board_open_tafl");
+        assert_eq!(start, "= /3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/\n");
+        assert_eq!(say(&mut s, "play_undo"), "? play_undo: no play to take back\n\n");
+        assert_eq!(say(&mut s, "play black d1 b1"), "= \n");
+        assert_eq!(
+            say(&mut s, "show_board_open_tafl"),
+            "= /1t5/3t3/3T3/ttTKTtt/3T3/3t3/3t3/\n"
+        );
+        assert_eq!(say(&mut s, "play_undo"), "= \n");
+        assert_eq!(say(&mut s, "show_board_open_tafl"), start);
+        assert_eq!(
+            say(&mut s, "play white resigns"),
+            "? it is the attacker's turn, not the defender's\n\n"
+        );
+        assert_eq!(say(&mut s, "play attacker resigns"), "= \n");
+        assert_eq!(say(&mut s, "play_undo"), "= \n");
+        assert_eq!(say(&mut s, "final_status"), "= ongoing\n");
+        assert_eq!(say(&mut s, "first_move defender"), "= \n");
+        assert!(say(&mut s, "generate_move").starts_with("= play defender "));
+        assert_eq!(say(&mut s, "time_settings fischer 15 10"), "= \n");
+        assert_eq!(say(&mut s, "show_board_open_tafl"), start);
+        assert!(say(&mut s, "generate_move").starts_with("= play attacker "));
+        assert!(say(&mut s, "board_size 11").starts_with("? board_size 11: the rules in play are 7x7"));
+        assert_eq!(say(&mut s, "board_size 7"), "= \n");
+        assert_eq!(say(&mut s, "show_board_open_tafl"), start);
+    }
+
+    #[test]
+    fn host_addresses_get_the_servers_port() {
+        assert_eq!(host_address("hnefatafl.org"), "hnefatafl.org:49152");
+        assert_eq!(host_address("127.0.0.1:4000"), "127.0.0.1:4000");
+        assert_eq!(host_address("::1"), "[::1]:49152");
+        assert_eq!(host_address("[::1]:4000"), "[::1]:4000");
     }
 }

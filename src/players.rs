@@ -24,7 +24,9 @@ pub struct Resolved {
 
 impl Resolved {
     /// The player for `ruleset`: the level's fallback where its spec names the shipped model
-    /// and none was trained under these rules, else itself.
+    /// and none was trained for the game these rules describe (models are matched by the game,
+    /// however the rules are spelled), else itself. Every player resolution goes through here
+    /// (play, hints, analysis, the engine protocols), so they all play the same player.
     pub fn for_rules(&self, ruleset: &tafl_engine::Ruleset) -> Resolved {
         let shipped = matches!(
             &self.spec,
@@ -89,19 +91,36 @@ pub fn level(n: u32) -> Result<Resolved, String> {
     } else {
         String::new()
     };
+    // A level of the shipped network plays under any rules: a site's levels file that names
+    // no fallback gets the hand-written search with the same simulations.
+    let fallback = match (l.fallback_spec()?, &spec) {
+        (
+            None,
+            PlayerSpec::Mcts {
+                evaluator: EvaluatorSpec::Model(p),
+                simulations,
+            },
+        ) if p == tafl_trainer::shipped::SHIPPED_PATH => Some(PlayerSpec::Mcts {
+            evaluator: EvaluatorSpec::Heuristic,
+            simulations: *simulations,
+        }),
+        (f, _) => f,
+    };
     Ok(Resolved {
         label: format!("level {n} ({spec}{mistakes})"),
         spec,
         temperature: l.temperature,
         exploration: l.exploration,
-        fallback: l.fallback_spec()?,
+        fallback,
     })
 }
 
-type NetCache = Mutex<HashMap<(String, String), Arc<NetEvaluator>>>;
+type NetKey = (String, tafl_trainer::models::GameKey);
+type NetCache = Mutex<HashMap<NetKey, Arc<NetEvaluator>>>;
 
-/// Networks loaded so far, by (path, ruleset id).
-fn nets() -> std::sync::MutexGuard<'static, HashMap<(String, String), Arc<NetEvaluator>>> {
+/// Networks loaded so far, by path and the game of the rules they were loaded for (not the
+/// rules' id: two rulesets may share an id and differ, as an engine protocol's rules may).
+fn nets() -> std::sync::MutexGuard<'static, HashMap<NetKey, Arc<NetEvaluator>>> {
     static NETS: OnceLock<NetCache> = OnceLock::new();
     NETS.get_or_init(Default::default)
         .lock()
@@ -116,10 +135,10 @@ pub fn release_model(path: &str) {
 }
 
 /// Every game of a match shares one batched evaluator per network (cached by path and
-/// ruleset id), so parallel games fill its batches and the weights load once.
-fn net(path: &str, rules_id: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc<NetEvaluator>, String> {
+/// game), so parallel games fill its batches and the weights load once.
+fn net(path: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc<NetEvaluator>, String> {
     let mut nets = nets();
-    let key = (path.to_string(), rules_id.to_string());
+    let key = (path.to_string(), tafl_trainer::models::game_key(ruleset));
     if let Some(n) = nets.get(&key) {
         return Ok(n.clone());
     }
@@ -133,9 +152,7 @@ fn net(path: &str, rules_id: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc
 /// The evaluator of a spec for the rules in use: classic ones, or a model checked against the rules.
 pub fn evaluator<B: BitSet>(e: &EvaluatorSpec, rules: &Rules<B>) -> Result<Arc<dyn Evaluator<B>>, String> {
     match e {
-        EvaluatorSpec::Model(path) => {
-            Ok(net(path, rules.ruleset.id(), &rules.ruleset)? as Arc<dyn Evaluator<B>>)
-        }
+        EvaluatorSpec::Model(path) => Ok(net(path, &rules.ruleset)? as Arc<dyn Evaluator<B>>),
         other => classic_evaluator(other),
     }
 }

@@ -21,8 +21,13 @@ struct Engine {
 
 impl Engine {
     fn start(player: &str) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tafl"))
-            .args(["engine", "--protocol", "otep", "--player", player, "--seed", "3"])
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tafl"));
+        cmd.args(["engine", "--protocol", "otep", "--player", player, "--seed", "3"]);
+        Engine::spawn(cmd)
+    }
+
+    fn spawn(mut cmd: Command) -> Engine {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -112,8 +117,26 @@ fn our_move(rules: &Rules<u128>, game: &Game<u128>, state: &mut u64) -> tafl_eng
 /// refusal of an engine move is acted out once (`error 2`, the repeated opponent move, `play`).
 /// Returns the plies played.
 fn whole_game(engine_side: Side, full_notation: bool, refuse_once: bool) -> usize {
-    let (rules, text) = brandubh();
-    let mut engine = Engine::start("mcts:uniform:16");
+    let (_, text) = brandubh();
+    whole_game_under(
+        &text,
+        Engine::start("mcts:uniform:16"),
+        engine_side,
+        full_notation,
+        refuse_once,
+    )
+}
+
+/// [`whole_game`] under the rules of an OpenTafl rules string, with `engine` as started.
+fn whole_game_under(
+    text: &str,
+    mut engine: Engine,
+    engine_side: Side,
+    full_notation: bool,
+    refuse_once: bool,
+) -> usize {
+    let rs = tafl_engine::ruleset_from_opentafl(text).expect("rules the engine plays");
+    let rules = Rules::<u128>::new(&rs).expect("rules compile");
     engine.send(&format!("rules {text}"));
     let mut game = Game::new(&rules).with_ply_limit(Some(400));
     let mut rng = 0x5EED_u64 + engine_side as u64;
@@ -186,6 +209,34 @@ fn a_whole_game_as_the_attackers() {
 #[test]
 fn a_whole_game_as_the_defenders_in_full_notation_with_a_refused_move() {
     assert!(whole_game(Side::Defenders, true, true) >= 2);
+}
+
+#[test]
+fn whole_games_under_opentafls_variants_and_our_exported_tablut() {
+    // OpenTafl's Fetlar and Sea Battle, as it sends them (with `nj:n cj:n`), against a search
+    // player; our Tablut exported and sent back, against level 3 and its network.
+    let fetlar = "dim:11 name:Fetlar atkf:y nj:n cj:n start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/";
+    let sea = "dim:9 name:Sea_Battle esc:e atkf:y ka:n nj:n cj:n cor: cen: start:/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/";
+    assert!(
+        whole_game_under(
+            fetlar,
+            Engine::start("mcts:uniform:16"),
+            Side::Attackers,
+            false,
+            false
+        ) >= 2
+    );
+    assert!(
+        whole_game_under(
+            sea,
+            Engine::start("mcts:uniform:16"),
+            Side::Defenders,
+            true,
+            false
+        ) >= 2
+    );
+    let tablut = ruleset_to_opentafl(&Ruleset::builtin("tablut"));
+    assert!(whole_game_under(&tablut, Engine::at_level(3, None), Side::Attackers, false, false) >= 2);
 }
 
 #[test]
@@ -287,4 +338,120 @@ fn analysis_lists_legal_lines_with_evaluations() {
         assert!((-1.0..=1.0).contains(&value), "{answer}");
     }
     engine.goodbye();
+}
+
+impl Engine {
+    /// An engine at AI level `level`, with a levels file of the site's own when given.
+    fn at_level(level: u32, levels_file: Option<&std::path::Path>) -> Engine {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tafl"));
+        cmd.args([
+            "engine",
+            "--protocol",
+            "otep",
+            "--level",
+            &level.to_string(),
+            "--seed",
+            "5",
+        ]);
+        if let Some(f) = levels_file {
+            cmd.env("TAFL_LEVELS", f);
+        }
+        Engine::spawn(cmd)
+    }
+
+    /// Sends `rules` and asks for a move for the side that moves first; the answer must be a
+    /// move (a `status` line may come before the next command's answer).
+    fn plays(&mut self, rules: &str, first: Side) {
+        self.send(&format!("rules {rules}"));
+        self.send(&format!("play {first}"));
+        let answer = self.answer();
+        assert!(answer.starts_with("move "), "{rules}: {answer}");
+        self.send("finish 0");
+    }
+}
+
+/// OpenTafl's own Tablut and Brandub: their names are those of shipped networks, their games
+/// are not (edge escape, a weak king, ...).
+const OPENTAFL_TABLUT: &str = "dim:9 name:Tablut esc:e atkf:y ks:c nj:n cor: cens: cenh: start:/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/";
+const OPENTAFL_BRANDUB: &str =
+    "dim:7 name:Brandub surf:n atkf:y ks:w cenh: cenhe: start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/";
+
+#[test]
+fn a_network_plays_the_game_it_was_trained_for_however_the_rules_spell_it() {
+    for level in 3..=5 {
+        let mut engine = Engine::at_level(level, None);
+        for id in ["brandubh", "tablut", "hnefatafl"] {
+            let ours = ruleset_to_opentafl(&Ruleset::builtin(id));
+            // Our export; as OpenTafl keeps it (without our `tafl-*` entries); renamed.
+            let kept = ours.replace(&format!(" tafl-id:{id}"), "");
+            let renamed = kept.replacen("name:", "name:My_", 1);
+            for text in [&ours, &kept, &renamed] {
+                engine.plays(text, Side::Attackers);
+            }
+        }
+        let diagnostics = engine.goodbye();
+        let games: Vec<&str> = diagnostics
+            .lines()
+            .filter(|l| l.starts_with("otep: rules"))
+            .collect();
+        assert_eq!(games.len(), 9, "{diagnostics}");
+        for g in games {
+            assert!(g.contains(&format!("level {level} (mcts:model=shipped")), "{g}");
+            assert!(!g.contains("no shipped model"), "{g}");
+        }
+    }
+}
+
+#[test]
+fn rules_no_network_fits_play_the_levels_fallback() {
+    let copenhagen = ruleset_to_opentafl(&Ruleset::builtin("copenhagen"));
+    for level in 3..=5 {
+        let mut engine = Engine::at_level(level, None);
+        for text in [OPENTAFL_TABLUT, OPENTAFL_BRANDUB, copenhagen.as_str()] {
+            engine.plays(text, Side::Attackers);
+        }
+        let diagnostics = engine.goodbye();
+        let games: Vec<&str> = diagnostics
+            .lines()
+            .filter(|l| l.starts_with("otep: rules"))
+            .collect();
+        assert_eq!(games.len(), 3, "{diagnostics}");
+        for g in games {
+            assert!(
+                g.contains("no shipped model") && g.contains("mcts:heuristic"),
+                "{g}"
+            );
+        }
+    }
+    // A site's levels file whose network level names no fallback still plays: the
+    // hand-written search with the level's simulations.
+    let dir = std::env::temp_dir().join(format!("tafl-levels-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("folder");
+    let levels = dir.join("levels.toml");
+    std::fs::write(
+        &levels,
+        "[[level]]\nlevel = 1\nplayer = \"mcts:model=shipped\"\nsimulations = 20\n",
+    )
+    .expect("write");
+    let mut engine = Engine::at_level(1, Some(&levels));
+    engine.plays(&copenhagen, Side::Attackers);
+    let diagnostics = engine.goodbye();
+    assert!(diagnostics.contains("mcts:heuristic:20"), "{diagnostics}");
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+#[test]
+fn analysis_searches_with_the_player_that_plays_at_every_level() {
+    let copenhagen = ruleset_to_opentafl(&Ruleset::builtin("copenhagen"));
+    let tablut = ruleset_to_opentafl(&Ruleset::builtin("tablut"));
+    for level in 1..=5 {
+        let mut engine = Engine::at_level(level, None);
+        for text in [copenhagen.as_str(), OPENTAFL_TABLUT, tablut.as_str()] {
+            engine.send(&format!("rules {text}"));
+            engine.send("analyze 2 5");
+            let answer = engine.answer();
+            assert!(answer.starts_with("analysis "), "level {level}, {text}: {answer}");
+        }
+        engine.goodbye();
+    }
 }

@@ -123,8 +123,8 @@ fn unsupported_rules_are_refused_by_name() {
     let with = |entry: &str| base.replace(" start:", &format!(" {entry} start:"));
     for (entry, named) in [
         ("kj:r", "kj:r"),
-        ("nj:j", "nj:j"),
-        ("cj:c", "cj:c"),
+        ("kj:j", "king jumps"),
+        ("nj:x", "nj:x"),
         ("ber:c", "berserk"),
         ("spd:3", "speed limits"),
         ("spd:3,4", "spd"),
@@ -132,8 +132,14 @@ fn unsupported_rules_are_refused_by_name() {
         ("afor:a2,b1", "fortress"),
         ("dfor:f5", "dfor"),
         ("sw:w", "weak shieldwalls"),
-        ("swf:n", "swf"),
+        ("afor:a2, aforh:T", "fortress"),
+        ("sw:s swf:n", "swf:n"),
         ("ks:m", "middleweight"),
+        ("linc:y", "Linnaean"),
+        ("spd:-1,9", "speed limits"),
+        ("spd:-1,-1,-1,-1,-1,-1,-1,3,", "speed limits"),
+        ("spd:1,2,3", "3 limits"),
+        ("tfr:l", "tfr:l"),
         ("tfr:l", "tfr:l"),
         ("cen:e5", "cen"),
         ("cenp:T", "cenp"),
@@ -171,9 +177,11 @@ fn unsupported_rules_are_refused_by_name() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("commanders"), "{e}");
-    // Alea Evangelii's corner blocks with OpenTafl's default `corp:K` (the king slides through).
-    let alea = ruleset_to_opentafl(&Ruleset::builtin("alea-evangelii")).replace(" corp:", "");
-    let e = ruleset_from_opentafl(&alea).unwrap_err().to_string();
+    // A corner square inside the board with OpenTafl's default `corp:K`: the king could slide
+    // through it onto the ordinary squares beyond.
+    let e = ruleset_from_opentafl(&with("cor:a1,k1,a11,k11,c3,"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("corp"), "{e}");
     // Structure.
     for (text, named) in [
@@ -209,6 +217,157 @@ fn our_extension_entries_carry_what_opentafl_cannot_say() {
         ruleset_from_opentafl(&fetlar).unwrap().file.no_moves,
         NoMoves::Draw
     );
+}
+
+#[test]
+fn entries_that_change_nothing_for_these_pieces_and_squares_are_accepted() {
+    // Each entry, added to a ruleset that has no piece or square it speaks of, reads as the
+    // same game as the ruleset without it.
+    let cph = format!("dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:{COPENHAGEN_START}");
+    let fetlar = format!("dim:11 name:Fetlar atkf:y start:{COPENHAGEN_START}");
+    let sea = "dim:9 name:Sea_Battle esc:e atkf:y ka:n cor: cen: start:/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/";
+    let with = |base: &str, entries: &str| base.replace(" start:", &format!(" {entries} start:"));
+    for (base, entries) in [
+        // Jumps of knights, commanders, mercenaries and guards, none of which are in play.
+        (fetlar.as_str(), "nj:n cj:n"),
+        (fetlar.as_str(), "nj:j cj:c mj:r gj:c"),
+        (cph.as_str(), "nj:r cj:n"),
+        // Options of fortresses the board does not have.
+        (fetlar.as_str(), "afor: dfor: aforh:tT dforp: afors:K dforre:"),
+        // Speed limits that no slide reaches, or for pieces not in play.
+        (fetlar.as_str(), "spd:-1"),
+        (fetlar.as_str(), "spd:10"),
+        (fetlar.as_str(), "spd:-1,-1,2,-1,-1,-1,-1,-1,"),
+        (fetlar.as_str(), "spd:-1,1,1,1,1,1,-1,1,1,-1,1,1"),
+        // A shieldwall option without shieldwalls; a weak shieldwall without corners.
+        (fetlar.as_str(), "swf:n"),
+        (sea, "ber:n linc:n"),
+        // Throne options without a throne, corner options without corners.
+        (sea, "linc:y cens:tTK cenp:T cenh:tT cenhe:T cenre:"),
+        (sea, "corh:T cors:tK corre: corp:tT"),
+    ] {
+        let text = with(base, entries);
+        let rs = ruleset_from_opentafl(&text).unwrap_or_else(|e| panic!("{entries}: {e}"));
+        let plain = ruleset_from_opentafl(base).unwrap_or_else(|e| panic!("{base}: {e}"));
+        assert_eq!(rs.corners, plain.corners, "{entries}");
+        assert_eq!(rs.throne, plain.throne, "{entries}");
+        assert_eq!(start(&rs), start(&plain), "{entries}");
+        assert_eq!(rs.file.first, plain.file.first, "{entries}");
+        assert_eq!(
+            (
+                rs.file.king_capture,
+                rs.file.king_armed,
+                rs.file.escape,
+                rs.file.shieldwall
+            ),
+            (
+                plain.file.king_capture,
+                plain.file.king_armed,
+                plain.file.escape,
+                plain.file.shieldwall
+            ),
+            "{entries}"
+        );
+        assert_eq!(
+            (rs.file.repetition, rs.file.encirclement, rs.file.exit_fort),
+            (
+                plain.file.repetition,
+                plain.file.encirclement,
+                plain.file.exit_fort
+            ),
+            "{entries}"
+        );
+        if rs.throne.is_some() {
+            assert_eq!(
+                (
+                    rs.file.throne_pass,
+                    rs.file.throne_stop,
+                    rs.file.empty_throne_hostile
+                ),
+                (
+                    plain.file.throne_pass,
+                    plain.file.throne_stop,
+                    plain.file.empty_throne_hostile
+                ),
+                "{entries}"
+            );
+        }
+        if !rs.corners.is_empty() {
+            assert_eq!(rs.file.corner_hostile, plain.file.corner_hostile, "{entries}");
+        }
+    }
+    // A weak shieldwall is a strong one where no corner can close it.
+    let rs = ruleset_from_opentafl(&with(sea, "sw:w")).unwrap();
+    assert_eq!(rs.file.shieldwall, YesNo::Yes);
+    // A middleweight king is a strong one where reaching the edge wins.
+    let rs = ruleset_from_opentafl(&with(sea, "ks:m")).unwrap();
+    assert_eq!(rs.file.king_capture, KingCapture::Strong);
+    // Alea Evangelii's 2x2 corner blocks with OpenTafl's default `corp:K`: a king sliding
+    // through one only reaches another square of the same block.
+    let alea = ruleset_to_opentafl(&Ruleset::builtin("alea-evangelii")).replace(" corp:", "");
+    let rs = ruleset_from_opentafl(&alea).unwrap_or_else(|e| panic!("{e}\n{alea}"));
+    assert_eq!(rs.corners, Ruleset::builtin("alea-evangelii").corners);
+}
+
+#[test]
+fn rules_files_may_hold_an_opentafl_rules_string_or_game_record() {
+    let dir = std::env::temp_dir().join(format!("tafl-rules-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tablut = Ruleset::builtin("tablut");
+    let string = ruleset_to_opentafl(&tablut);
+    // A rules string (as OpenTafl keeps a variant, one line), the same as an engine protocol
+    // line, and a game record: each reads as Tablut wherever a rules file is taken.
+    let rules_txt = dir.join("tablut.txt");
+    std::fs::write(&rules_txt, format!("{string}\n")).unwrap();
+    let otep_line = dir.join("tablut-otep.txt");
+    std::fs::write(&otep_line, format!("rules {string}\n")).unwrap();
+    let rules = Rules::<u128>::new(&tablut).unwrap();
+    let otg = dir.join("game.otg");
+    std::fs::write(
+        &otg,
+        OtgRecord::from_game(&rules, &scripted_game(&rules, 1, 20)).to_text(),
+    )
+    .unwrap();
+    for file in [&rules_txt, &otep_line, &otg] {
+        let rs = Ruleset::load(file.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(knobs(&rs), knobs(&tablut), "{}", file.display());
+        assert_eq!(start(&rs), start(&tablut));
+        let out = Command::new(env!("CARGO_BIN_EXE_tafl"))
+            .args(["rules", file.to_str().unwrap(), "--opentafl"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), string);
+        // Another command that takes a rules file: the leaf counts are Tablut's.
+        let out = Command::new(env!("CARGO_BIN_EXE_tafl"))
+            .args(["perft", file.to_str().unwrap(), "1"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).lines().last(), Some("72"));
+    }
+    // Neither: the error names the file and says why each format failed.
+    let bad = dir.join("bad.txt");
+    std::fs::write(
+        &bad,
+        "dim:9 name:Broken kj:j start:/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tafl"))
+        .args(["rules", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    for needle in [
+        "bad.txt",
+        "TOML rules file:",
+        "OpenTafl rules string: `kj:j`: king jumps",
+        "OpenTafl game record (.otg): the `[rules:...]` tag is missing",
+    ] {
+        assert!(e.contains(needle), "{needle}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Plays a game with pseudo-random legal moves (a fixed linear congruential generator).
@@ -373,7 +532,7 @@ fn bad_otg_records_fail_with_a_reason() {
         assert!(e.contains(named), "{text}: {e}");
     }
     // Parses, but does not replay: an illegal move, and a capture that does not happen.
-    for (moves, named) in [("1. d2-d3\n", "move 1"), ("1. d2-f2xf3\n", "captured")] {
+    for (moves, named) in [("1. d2-d3\n", "move 1"), ("1. d2-f2xf3\n", "capture")] {
         let rec = OtgRecord::parse(&format!("{rules}{moves}")).unwrap();
         let r = Rules::<u128>::new(&rec.ruleset).unwrap();
         let e = rec.replay(&r).unwrap_err().to_string();

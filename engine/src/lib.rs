@@ -45,7 +45,7 @@ pub use notation::{
     parse_move, parse_position_record, pieces_record, play_text, played_text, position_from_record,
     position_record, GameRecord,
 };
-pub use opentafl::{otn_move_text, ruleset_from_opentafl, ruleset_to_opentafl, OtgRecord};
+pub use opentafl::{otn_move_text, ruleset_from_opentafl, ruleset_from_text, ruleset_to_opentafl, OtgRecord};
 pub use outcome::{Outcome, Reason};
 pub use panel::rules_panel;
 pub use perft::{perft, perft_divide};

@@ -34,14 +34,21 @@
 //! way. Knobs OpenTafl cannot express travel in entries of our own, which OpenTafl ignores:
 //! `tafl-id:copenhagen`, `tafl-repetition:defenders_lose`, `tafl-no_moves:draw`.
 //!
-//! Rules the engine does not play are refused by name: knights, commanders, mercenaries and
-//! guards, jumps (`kj`, `nj`, `cj`, `mj`, `gj`), berserk (`ber`), speed limits (`spd`),
-//! fortress squares (`afor`, `dfor`), Linnaean capture (`linc`), weak shieldwalls (`sw:w`),
-//! shieldwalls without a flanking move (`swf:n`), the middleweight king (`ks:m`), `tfr:l`,
-//! soldiers on or through restricted squares, and other centre squares.
+//! An entry is refused only when it changes the game as played; entries that mean nothing for
+//! the pieces and squares of these rules are read and accepted. Refused, by name: knights,
+//! commanders, mercenaries and guards in the start position, king jumps (`kj`), berserk
+//! (`ber`), speed limits shorter than the board (`spd`), fortress squares (`afor`, `dfor`),
+//! Linnaean capture (`linc:y`) where there is a throne, weak shieldwalls (`sw:w`) where corners
+//! could close one, shieldwalls without a flanking move (`swf:n`), the middleweight king
+//! (`ks:m`) unless the king escapes to the edge, `tfr:l`, soldiers stopping on restricted
+//! squares, slides through corner squares onto the squares beyond, and other centre squares.
+//! Accepted because they change nothing: any jump rule for knights, commanders, mercenaries
+//! and guards (`nj`, `cj`, `mj`, `gj`: there are none), fortress options without fortresses,
+//! throne options without a throne (`cen:`), corner options without corners (`cor:`),
+//! `swf:n` without shieldwalls, and limits no slide reaches.
 
 use crate::bitset::BitSet;
-use crate::error::ParseError;
+use crate::error::{ParseError, RulesError};
 use crate::game::Game;
 use crate::notation::{parse_position_record, position_record, GameRecord};
 use crate::outcome::Reason;
@@ -79,16 +86,84 @@ fn types(key: &str, value: &str) -> Result<Types, ParseError> {
     })
 }
 
-fn hostility(key: &str, value: &str) -> Result<Hostility, ParseError> {
+/// The hostility of a `corh:`-style list; `matters` is false when the board has no such
+/// squares, and then any list is accepted.
+fn hostility(key: &str, value: &str, matters: bool) -> Result<Hostility, ParseError> {
     let t = types(key, value)?;
     match (t.attacker, t.defender) {
         (true, true) => Ok(Hostility::All),
         (true, false) => Ok(Hostility::Attackers),
         (false, false) => Ok(Hostility::None),
+        (false, true) if !matters => Ok(Hostility::None),
         (false, true) => Err(ParseError::new(format!(
             "`{key}:{value}`: squares hostile to defenders but not to attackers are not supported"
         ))),
     }
+}
+
+/// Checks `spd`: a speed limit changes the game only where it is shorter than the longest
+/// slide on the board (`n - 1` squares) for a piece the engine plays (`t`, `T`, `K`). OpenTafl
+/// writes one limit for every piece, two (attackers, defenders), or one per piece type in
+/// `tcnk[m][g]TCNK[M][G]` order (8, 10 or 12 values); `-1` is no limit.
+fn check_speed_limits(n: usize, value: &str) -> Result<(), ParseError> {
+    let v: Vec<&str> = value.split(',').filter(|s| !s.is_empty()).collect();
+    let mut limits = Vec::with_capacity(v.len());
+    for s in &v {
+        let x: i64 = s
+            .parse()
+            .map_err(|_| ParseError::new(format!("`spd:{value}`: `{s}` is not a number (-1 is no limit)")))?;
+        limits.push(x);
+    }
+    // Indexes of the attackers' taflman, the defenders' taflman and the king.
+    let (t, d, k) = match limits.len() {
+        1 => (0, 0, 0),
+        2 => (0, 1, 1),
+        8 => (0, 4, 7),
+        10 => (0, 5, 8),
+        12 => (0, 6, 9),
+        len => {
+            return Err(ParseError::new(format!(
+                "`spd:{value}`: {len} limits; OpenTafl gives 1, 2, 8, 10 or 12"
+            )))
+        }
+    };
+    let binding = |x: i64| x >= 0 && x < n as i64 - 1;
+    if [t, d, k].iter().any(|&i| binding(limits[i])) {
+        return Err(unsupported("spd", value, "speed limits"));
+    }
+    Ok(())
+}
+
+/// Whether a piece allowed through corner squares could end a slide on an ordinary square
+/// beyond them: a slide that enters corner squares from an ordinary square and finds another
+/// ordinary square past them. Where every such slide meets the board edge first (the board's
+/// own corners, Alea Evangelii's 2x2 blocks), passing adds only moves onto corner squares,
+/// which the king already has by stopping at the first, and both win.
+fn passing_corners_matters(n: usize, corners: &[Sq]) -> bool {
+    let at = |f: i64, r: i64| -> Option<Sq> {
+        (0..n as i64)
+            .contains(&f)
+            .then_some(())
+            .filter(|_| (0..n as i64).contains(&r))
+            .map(|_| square(n, f as usize, r as usize))
+    };
+    corners.iter().any(|&c| {
+        let (cf, cr) = ((c as usize % n) as i64, (c as usize / n) as i64);
+        [(1, 0), (-1, 0), (0, 1), (0, -1)].into_iter().any(|(df, dr)| {
+            let Some(before) = at(cf - df, cr - dr) else {
+                return false;
+            };
+            if corners.contains(&before) {
+                return false;
+            }
+            let (mut f, mut r) = (cf, cr);
+            while at(f, r).is_some_and(|s| corners.contains(&s)) {
+                f += df;
+                r += dr;
+            }
+            at(f, r).is_some()
+        })
+    })
 }
 
 fn hostility_text(h: Hostility) -> &'static str {
@@ -328,26 +403,81 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
         position: Some(start),
     };
     let yn = |b: bool| if b { YesNo::Yes } else { YesNo::No };
+    let bad = |k: &str, v: &str| ParseError::new(format!("`{k}:{v}` is not an allowed value of `{k}`"));
+
+    // First the squares and modes that decide whether other entries matter: an entry about
+    // the throne means nothing on a board without one, and so on.
     let mut corners = board_corners(n);
     let mut cor_given: Option<Vec<Sq>> = None;
+    let mut throne = true;
+    let mut shieldwall = 'n';
+    for &(k, v) in &entries {
+        match k {
+            "esc" => {
+                f.escape = match v {
+                    "c" => Escape::Corners,
+                    "e" => Escape::Edge,
+                    _ => return Err(bad(k, v)),
+                }
+            }
+            "cor" => {
+                let list = square_list(n, k, v)?;
+                corners = list.clone();
+                corners.sort_unstable();
+                cor_given = Some(list);
+            }
+            "cen" => {
+                let list = square_list(n, k, v)?;
+                throne = if list.is_empty() {
+                    false
+                } else if list == [square(n, n / 2, n / 2)] {
+                    true
+                } else {
+                    return Err(unsupported(
+                        k,
+                        v,
+                        "centre squares other than the middle of the board",
+                    ));
+                };
+                f.throne = if throne {
+                    ThroneKind::Centre
+                } else {
+                    ThroneKind::None
+                };
+            }
+            "sw" => {
+                shieldwall = match v {
+                    "n" | "s" | "w" => v.chars().next().unwrap_or('n'),
+                    _ => return Err(bad(k, v)),
+                }
+            }
+            _ => {}
+        }
+    }
+    let has_corners = !corners.is_empty();
+    // Weak shieldwalls differ from strong ones only where a corner could close one.
+    f.shieldwall = match shieldwall {
+        'n' => YesNo::No,
+        'w' if has_corners => {
+            return Err(unsupported(
+                "sw",
+                "w",
+                "weak shieldwalls (corners may not close one) with corner squares",
+            ))
+        }
+        _ => YesNo::Yes,
+    };
+
     let (mut cens, mut cenre) = (true, true);
     let (mut cors, mut corre, mut corp) = (None, None, None);
     for &(k, v) in &entries {
-        let bad = || ParseError::new(format!("`{k}:{v}` is not an allowed value of `{k}`"));
         match k {
-            "dim" | "start" | "starti" | "name" | "tafl-id" => {}
+            "dim" | "start" | "starti" | "name" | "tafl-id" | "esc" | "cor" | "cen" | "sw" => {}
             "atkf" => {
                 f.first = if yes_no(k, v)? {
                     Side::Attackers
                 } else {
                     Side::Defenders
-                }
-            }
-            "esc" => {
-                f.escape = match v {
-                    "c" => Escape::Corners,
-                    "e" => Escape::Edge,
-                    _ => return Err(bad()),
                 }
             }
             "surf" => f.encirclement = yn(yes_no(k, v)?),
@@ -363,7 +493,7 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
                             "wins for the side that makes the third repetition",
                         ))
                     }
-                    _ => return Err(bad()),
+                    _ => return Err(bad(k, v)),
                 }
             }
             "ka" => {
@@ -372,7 +502,7 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
                     "h" => KingArmed::Hammer,
                     "a" => KingArmed::Anvil,
                     "n" => KingArmed::No,
-                    _ => return Err(bad()),
+                    _ => return Err(bad(k, v)),
                 }
             }
             "ks" => {
@@ -380,48 +510,42 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
                     "s" | "y" => KingCapture::Strong,
                     "c" => KingCapture::StrongNearThrone,
                     "w" | "n" => KingCapture::Weak,
-                    "m" => {
-                        return Err(unsupported(
-                            k,
-                            v,
-                            "middleweight kings (captured against the edge)",
-                        ))
-                    }
-                    _ => return Err(bad()),
-                }
-            }
-            "kj" | "nj" | "cj" | "mj" | "gj" => {
-                let default = if k == "nj" {
-                    "c"
-                } else if k == "cj" {
-                    "j"
-                } else {
-                    "n"
-                };
-                if !["n", "r", "j", "c"].contains(&v) {
-                    return Err(bad());
-                }
-                if v != default {
-                    return Err(unsupported(
+                    // A middleweight king is a strong one that the edge helps to capture; where
+                    // reaching the edge wins, he never stands there.
+                    "m" if f.escape == Escape::Edge => KingCapture::Strong,
+                    "m" => return Err(unsupported(
                         k,
                         v,
-                        "jumps (and knights, commanders, mercenaries, guards)",
-                    ));
+                        "middleweight kings (captured against the edge) where the king escapes to corners",
+                    )),
+                    _ => return Err(bad(k, v)),
                 }
             }
-            "spd" => {
-                if v != "-1" {
-                    return Err(unsupported(k, v, "speed limits"));
+            "kj" => match v {
+                "n" => {}
+                "r" | "j" | "c" => return Err(unsupported(k, v, "king jumps")),
+                _ => return Err(bad(k, v)),
+            },
+            // Knights, commanders, mercenaries and guards are refused in the start position, so
+            // how they would jump changes nothing.
+            "nj" | "cj" | "mj" | "gj" => {
+                if !["n", "r", "j", "c"].contains(&v) {
+                    return Err(bad(k, v));
                 }
             }
+            "spd" => check_speed_limits(n, v)?,
             "ber" => match v {
                 "n" => {}
                 "c" | "m" => return Err(unsupported(k, v, "berserk moves")),
-                _ => return Err(bad()),
+                _ => return Err(bad(k, v)),
             },
             "linc" => {
-                if yes_no(k, v)? {
-                    return Err(unsupported(k, v, "Linnaean captures"));
+                if yes_no(k, v)? && throne {
+                    return Err(unsupported(
+                        k,
+                        v,
+                        "Linnaean captures (a defender taken against the king on the throne)",
+                    ));
                 }
             }
             "afor" | "dfor" => {
@@ -432,32 +556,13 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
             "aforh" | "dforh" | "aforp" | "dforp" | "afors" | "dfors" | "aforre" | "dforre" => {
                 types(k, v)?;
             }
-            "cor" => {
-                let list = square_list(n, k, v)?;
-                corners = list.clone();
-                corners.sort_unstable();
-                cor_given = Some(list);
-            }
-            "cen" => {
-                let list = square_list(n, k, v)?;
-                f.throne = if list.is_empty() {
-                    ThroneKind::None
-                } else if list == [square(n, n / 2, n / 2)] {
-                    ThroneKind::Centre
-                } else {
-                    return Err(unsupported(
-                        k,
-                        v,
-                        "centre squares other than the middle of the board",
-                    ));
-                };
-            }
             "cenp" => {
                 let t = types(k, v)?;
                 f.throne_pass = match (t.attacker, t.defender, t.king) {
                     (true, true, true) => ThronePass::All,
                     (false, false, true) => ThronePass::King,
                     (false, false, false) => ThronePass::Nobody,
+                    _ if !throne => ThronePass::All,
                     _ => {
                         return Err(unsupported(
                             k,
@@ -469,7 +574,7 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
             }
             "cens" => {
                 let t = types(k, v)?;
-                if t.attacker || t.defender {
+                if (t.attacker || t.defender) && throne {
                     return Err(unsupported(k, v, "soldiers stopping on the throne"));
                 }
                 cens = t.king;
@@ -478,25 +583,17 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
             "cors" => cors = Some(types(k, v)?),
             "corre" => corre = Some(types(k, v)?),
             "corp" => corp = Some(types(k, v)?),
-            "corh" => f.corner_hostile = hostility(k, v)?,
-            "cenhe" => f.empty_throne_hostile = hostility(k, v)?,
+            "corh" => f.corner_hostile = hostility(k, v, has_corners)?,
+            "cenhe" => f.empty_throne_hostile = hostility(k, v, throne)?,
             "cenh" => {
                 let t = types(k, v)?;
-                if t.defender {
+                if t.defender && throne {
                     return Err(unsupported(k, v, "occupied thrones hostile to defenders"));
                 }
                 f.occupied_throne_hostile_to_attackers = yn(t.attacker);
             }
-            "sw" => {
-                f.shieldwall = match v {
-                    "n" => YesNo::No,
-                    "s" => YesNo::Yes,
-                    "w" => return Err(unsupported(k, v, "weak shieldwalls (corners may not close one)")),
-                    _ => return Err(bad()),
-                }
-            }
             "swf" => {
-                if !yes_no(k, v)? {
+                if !yes_no(k, v)? && f.shieldwall == YesNo::Yes {
                     return Err(unsupported(k, v, "shieldwall captures without a flanking move"));
                 }
             }
@@ -525,7 +622,7 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
     } else {
         ThroneStop::Nobody
     };
-    if !corners.is_empty() {
+    if has_corners {
         let stop = cors.unwrap_or(Types {
             attacker: false,
             defender: false,
@@ -541,17 +638,17 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
                 "`cors`/`corre`: corner squares the king may not enter are not supported",
             ));
         }
-        // OpenTafl lets the king (corp:K, its default) slide through a corner square; the
-        // engine lets nobody. That differs only for corner squares off the board's corners.
+        // OpenTafl lets the king (`corp:K`, its default) slide through a corner square; the
+        // engine lets nobody. That changes the game only where a slide through corner squares
+        // can end on an ordinary square beyond them.
         let pass = corp.unwrap_or(Types {
             attacker: false,
             defender: false,
             king: true,
         });
-        let inner = corners.iter().any(|s| !board_corners(n).contains(s));
-        if inner && (pass.attacker || pass.defender || pass.king) {
+        if (pass.attacker || pass.defender || pass.king) && passing_corners_matters(n, &corners) {
             return Err(ParseError::new(
-                "`corp`: pieces sliding through corner squares are not supported; give `corp:` (nobody)",
+                "`corp`: pieces sliding through corner squares onto the squares beyond are not supported; give `corp:` (nobody)",
             ));
         }
     }
@@ -561,6 +658,38 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
         Some(list) => CornersSpec::Squares(list.iter().map(|&s| square_name(n, s).to_string()).collect()),
     };
     Ruleset::from_file(f).map_err(ParseError::new)
+}
+
+/// Reads a rules file in any format the engine knows: the TOML of `configs/rules/`, an
+/// OpenTafl rules string (as OpenTafl stores a variant, optionally led by `rules ` as in the
+/// engine protocol), or an OpenTafl game record (`.otg`, from its `rules` tag). `file` names
+/// it in errors; when no format reads it, the error says, for each format tried, why not.
+pub fn ruleset_from_text(text: &str, file: &str) -> Result<Ruleset, RulesError> {
+    let toml = match Ruleset::from_toml(text, file) {
+        Ok(rs) => return Ok(rs),
+        Err(e) => e.message,
+    };
+    let trimmed = text.trim();
+    let string = trimmed.strip_prefix("rules ").unwrap_or(trimmed);
+    let opentafl = match ruleset_from_opentafl(string) {
+        Ok(rs) => return Ok(rs),
+        Err(e) => e.to_string(),
+    };
+    let otg = match OtgRecord::parse(text) {
+        Ok(rec) => return Ok(rec.ruleset),
+        Err(e) => e.to_string(),
+    };
+    // Each message cut short, so that a file of garbage does not make an error as long as it.
+    let indent = |m: &str| crate::input::printable(m.trim_end(), true, 240).replace('\n', "\n    ");
+    Err(RulesError {
+        file: file.to_string(),
+        message: format!(
+            "no rules format reads it; tried:\n  TOML rules file: {}\n  OpenTafl rules string: {}\n  OpenTafl game record (.otg): {}",
+            indent(&toml),
+            indent(&opentafl),
+            indent(&otg)
+        ),
+    })
 }
 
 /// An OpenTafl game record (`.otg`): tags, the rules, and the moves of the principal line.

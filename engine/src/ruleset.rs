@@ -243,7 +243,8 @@ builtins!(
 );
 
 impl Ruleset {
-    /// A built-in ruleset by id, or a rules file by path.
+    /// A built-in ruleset by id, or a rules file by path: TOML, an OpenTafl rules string or
+    /// an OpenTafl game record (see [`crate::ruleset_from_text`]).
     pub fn load(spec: &str) -> Result<Ruleset, RulesError> {
         if let Some(text) = builtin_text(spec) {
             return Ruleset::from_toml(text, spec);
@@ -254,7 +255,8 @@ impl Ruleset {
                 file: spec.to_string(),
                 message,
             })?;
-            return Ruleset::from_toml(&text, spec);
+            // TOML, or an OpenTafl rules string or game record (`.otg`).
+            return crate::opentafl::ruleset_from_text(&text, spec);
         }
         Err(RulesError {
             file: spec.to_string(),

@@ -4,10 +4,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use tafl_engine::{classic_evaluator, BitSet, Evaluator, EvaluatorSpec, Ruleset};
+use tafl_engine::{
+    classic_evaluator, BitSet, Escape, Evaluator, EvaluatorSpec, Hostility, KingArmed, KingCapture, NoMoves,
+    Piece, Repetition, Ruleset, Side, Sq, ThronePass, ThroneStop, YesNo,
+};
 use tafl_nn::{
-    burn::prelude::Device, default_device, load_checkpoint, BatchConfig, EloInfo, Manifest, NetEvaluator,
-    TaflNet, MANIFEST_FILE,
+    burn::prelude::Device, default_device, load_checkpoint, read_manifest, BatchConfig, EloInfo, Manifest,
+    NetEvaluator, TaflNet, MANIFEST_FILE,
 };
 
 /// The checkpoint folder a path names: itself when it holds a manifest, else the best
@@ -61,7 +64,15 @@ pub fn load_evaluator(
     }
     let dir = checkpoint_dir(path)?;
     let device = default_device();
-    let (model, manifest) = load_checkpoint(&dir, ruleset, &device).map_err(|e| e.to_string())?;
+    // A model fits rules that describe its game however they are spelled (a TOML diagram or
+    // an OpenTafl position record, another name or id): it is then loaded against its own
+    // rules, which the manifest check compares knob by knob.
+    let model_rules = read_manifest(&dir)
+        .ok()
+        .and_then(|m| Ruleset::from_file(m.ruleset).ok())
+        .filter(|own| same_game(own, ruleset));
+    let (model, manifest) =
+        load_checkpoint(&dir, model_rules.as_ref().unwrap_or(ruleset), &device).map_err(|e| e.to_string())?;
     Ok((
         evaluator_from(model, &manifest, ruleset, device, callers),
         manifest,
@@ -96,5 +107,105 @@ pub fn evaluator_for<B: BitSet>(
             Ok(e)
         }
         other => classic_evaluator(other),
+    }
+}
+
+/// The game a ruleset describes, without how its file spells it: the board, the start position,
+/// the special squares and every knob that can change a move or a result. Names, ids, the
+/// form of the start position (diagram or position record) and of the corners (a word or a
+/// list) are left out, and so are the knobs of squares the board does not have (the throne's
+/// on a board without one, the corners' on a board without them).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GameKey {
+    size: usize,
+    first: Side,
+    start: Vec<(Sq, Piece)>,
+    corners: Vec<Sq>,
+    throne: Option<Sq>,
+    corner_hostile: Option<Hostility>,
+    throne_knobs: Option<(ThroneStop, ThronePass, Hostility, YesNo)>,
+    king_armed: KingArmed,
+    king_capture: KingCapture,
+    escape: Escape,
+    shieldwall: YesNo,
+    exit_fort: YesNo,
+    encirclement: YesNo,
+    repetition: Repetition,
+    no_moves: NoMoves,
+}
+
+/// The [`GameKey`] of a ruleset.
+pub fn game_key(rs: &Ruleset) -> GameKey {
+    let f = &rs.file;
+    let mut start = rs.start.clone();
+    start.sort_unstable_by_key(|&(sq, _)| sq);
+    let mut corners = rs.corners.clone();
+    corners.sort_unstable();
+    GameKey {
+        size: rs.size(),
+        first: f.first,
+        start,
+        corner_hostile: (!corners.is_empty()).then_some(f.corner_hostile),
+        corners,
+        throne: rs.throne,
+        throne_knobs: rs.throne.map(|_| {
+            (
+                f.throne_stop,
+                f.throne_pass,
+                f.empty_throne_hostile,
+                f.occupied_throne_hostile_to_attackers,
+            )
+        }),
+        king_armed: f.king_armed,
+        // Without a throne, "strong on or next to the throne" is weak everywhere.
+        king_capture: match (f.king_capture, rs.throne) {
+            (KingCapture::StrongNearThrone, None) => KingCapture::Weak,
+            (k, _) => k,
+        },
+        escape: f.escape,
+        shieldwall: f.shieldwall,
+        exit_fort: f.exit_fort,
+        encirclement: f.encirclement,
+        repetition: f.repetition,
+        no_moves: f.no_moves,
+    }
+}
+
+/// Whether two rulesets describe the same game (see [`GameKey`]): what decides whether a
+/// model trained under one plays the other.
+pub fn same_game(a: &Ruleset, b: &Ruleset) -> bool {
+    game_key(a) == game_key(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_game_key_ignores_spelling_and_knobs_of_absent_squares() {
+        let a = Ruleset::builtin("tawlbwrdd");
+        assert!(a.throne.is_none() && a.corners.is_empty());
+        let mut b = a.clone();
+        b.file.id = "other".into();
+        b.file.name = "Other".into();
+        for (k, v) in [
+            ("throne_pass", "nobody"),
+            ("throne_stop", "nobody"),
+            ("empty_throne_hostile", "none"),
+            ("corner_hostile", "attackers"),
+        ] {
+            b.set_knob(k, v).unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert!(same_game(&a, &b));
+        // A knob that changes moves or results does count.
+        b.set_knob("king_armed", "no").unwrap_or_else(|e| panic!("{e}"));
+        assert!(!same_game(&a, &b));
+        // So do throne knobs where there is a throne.
+        let h = Ruleset::builtin("hnefatafl");
+        let mut h2 = h.clone();
+        h2.set_knob("throne_pass", "king")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!same_game(&h, &h2));
+        assert!(!same_game(&h, &Ruleset::builtin("copenhagen")));
     }
 }

@@ -23,32 +23,95 @@ pub struct ShippedModel {
 
 include!(concat!(env!("OUT_DIR"), "/shipped.rs"));
 
-/// The shipped model trained under `ruleset`, if any: the manifest's rules must be the same
-/// knobs, so a model for `hnefatafl` is not offered for `copenhagen`.
-pub fn for_rules(ruleset: &Ruleset) -> Result<&'static ShippedModel, String> {
-    SHIPPED.iter().find(|m| m.name == ruleset.id()).ok_or_else(|| {
-        let names: Vec<&str> = SHIPPED.iter().map(|m| m.name).collect();
-        format!(
-            "no shipped model for the rules `{}` (shipped: {})",
-            ruleset.id(),
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
+impl ShippedModel {
+    /// The rules the model was trained under, from its manifest.
+    pub fn ruleset(&self) -> Result<Ruleset, String> {
+        let manifest: Manifest = serde_json::from_str(self.manifest)
+            .map_err(|e| format!("shipped model `{}`: manifest: {e}", self.name))?;
+        Ruleset::from_file(manifest.ruleset).map_err(|e| format!("shipped model `{}`: rules: {e}", self.name))
+    }
+}
+
+/// The shipped model trained for the game `ruleset` describes, with the rules it was trained
+/// under. Models are matched by the game, not by name: rules with a model's name but other
+/// knobs get none (a model for `hnefatafl` is not offered for `copenhagen`, nor for OpenTafl's
+/// edge-escape "Tablut"), and the same game spelled another way (an OpenTafl rules string,
+/// a file of one's own) gets the model.
+pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), String> {
+    for m in SHIPPED {
+        if let Ok(own) = m.ruleset() {
+            if crate::models::same_game(&own, ruleset) {
+                return Ok((m, own));
             }
-        )
-    })
+        }
+    }
+    let names: Vec<&str> = SHIPPED.iter().map(|m| m.name).collect();
+    Err(format!(
+        "no shipped model for the rules `{}` (shipped: {}, each for its own game)",
+        ruleset.id(),
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    ))
 }
 
 /// Loads the shipped model for `ruleset` as an evaluator batching up to `callers` searches.
 pub fn load_evaluator(ruleset: &Ruleset, callers: usize) -> Result<(Arc<NetEvaluator>, Manifest), String> {
-    let m = for_rules(ruleset)?;
+    let (m, own) = for_rules(ruleset)?;
     let origin = Path::new("checkpoints").join(m.name);
     let device = tafl_nn::default_device();
-    let (model, manifest) = load_checkpoint_bytes(m.manifest, m.weights.to_vec(), ruleset, &device, &origin)
+    // Checked against the rules it was trained under, which describe the same game.
+    let (model, manifest) = load_checkpoint_bytes(m.manifest, m.weights.to_vec(), &own, &device, &origin)
         .map_err(|e| format!("shipped model `{}`: {e}", m.name))?;
     Ok((
         crate::models::evaluator_from(model, &manifest, ruleset, device, callers),
         manifest,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tafl_engine::{ruleset_from_opentafl, ruleset_to_opentafl};
+
+    #[test]
+    fn models_are_matched_by_the_game_not_the_name() {
+        for id in ["brandubh", "tablut", "hnefatafl"] {
+            let ours = Ruleset::builtin(id);
+            let (m, own) = for_rules(&ours).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(m.name, id);
+            assert!(crate::models::same_game(&own, &ours));
+            // Spelled as OpenTafl would keep it: a position record, another name and id.
+            let text = ruleset_to_opentafl(&ours)
+                .replace(&format!(" tafl-id:{id}"), "")
+                .replacen("name:", "name:Mine_", 1);
+            let imported = ruleset_from_opentafl(&text).unwrap_or_else(|e| panic!("{e}"));
+            assert_ne!(imported.id(), id);
+            assert_eq!(for_rules(&imported).map(|(m, _)| m.name), Ok(id));
+            // The same name for another game finds nothing.
+            let mut other = ours.clone();
+            other
+                .set_knob("king_capture", "weak")
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(for_rules(&other).is_err(), "{id} with a weak king");
+        }
+        assert!(for_rules(&Ruleset::builtin("copenhagen")).is_err());
+        let opentafl_tablut = ruleset_from_opentafl(
+            "dim:9 name:Tablut esc:e atkf:y ks:c nj:n cor: cens: cenh: start:/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(opentafl_tablut.id(), "tablut");
+        assert!(for_rules(&opentafl_tablut).is_err());
+    }
+
+    #[test]
+    fn the_model_loads_for_its_game_spelled_another_way() {
+        let text = ruleset_to_opentafl(&Ruleset::builtin("tablut")).replace(" tafl-id:tablut", "");
+        let imported = ruleset_from_opentafl(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert!(imported.file.position.is_some() && imported.file.setup.is_none());
+        let (_, manifest) = load_evaluator(&imported, 1).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(manifest.ruleset_id, "tablut");
+    }
 }
