@@ -116,6 +116,20 @@ impl NetConfig {
         if self.blocks > 256 || self.channels > 4096 {
             return Err("model config: more than 256 blocks or 4096 channels".into());
         }
+        // Layers such as batch norms are allocated when the model is built, before its weights
+        // are read: a manifest may not ask for more than any model of this project has.
+        let widths = [
+            ("input_planes", self.input_planes),
+            ("policy_channels", self.policy_channels),
+            ("value_channels", self.value_channels),
+            ("value_hidden", self.value_hidden),
+            ("global_pool_channels", self.global_pool_channels),
+        ];
+        for (name, v) in widths {
+            if v > 4096 {
+                return Err(format!("model config field `{name}`: {v} is more than 4096"));
+            }
+        }
         Ok(())
     }
 
