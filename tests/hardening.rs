@@ -333,3 +333,21 @@ fn rules_that_start_decided_or_mark_ordinary_squares_are_refused() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn rules_like_a_shipped_models_but_with_other_knobs_play_the_levels_fallback() {
+    // The size and id of Brandubh, but weak kings: the shipped Brandubh network was not trained
+    // for this game, so a network level plays its fallback, as under rules with no model.
+    let dir = temp_dir("fallback");
+    let file = dir.join("weak-king.toml");
+    let text = include_str!("../configs/rules/brandubh.toml")
+        .replace("king_capture = \"strong\"", "king_capture = \"weak\"");
+    std::fs::write(&file, text).unwrap();
+    let (ok, out, err) = cmd::tafl_stdin(
+        &["play", "--rules", file.to_str().unwrap(), "--level", "3"],
+        "quit\n",
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("no shipped model for"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
