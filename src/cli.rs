@@ -605,6 +605,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if !(seconds > 0.0 && seconds.is_finite()) {
                 return Err("--seconds must be a positive number".into());
             }
+            if seconds > 3600.0 {
+                return Err(format!("--seconds: {seconds} is too long; at most 3600 (an hour)"));
+            }
             crate::bench::run(&sets, seconds);
             if let Some(id) = search {
                 let rs = Ruleset::load(&id).map_err(|e| e.to_string())?;

@@ -94,6 +94,19 @@ fn counts_that_would_wrap_are_refused_naming_the_flag() {
         &run(&["perft", "brandubh", "100000"]),
         &["depth 100000", "at most"],
     );
+    // Seconds beyond a Duration panicked in the search benchmark.
+    refused(
+        &run(&[
+            "bench",
+            "--rules",
+            "brandubh",
+            "--search",
+            "brandubh",
+            "--seconds",
+            "1e300",
+        ]),
+        &["--seconds", "at most 3600"],
+    );
 }
 
 #[test]
