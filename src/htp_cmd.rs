@@ -5,7 +5,7 @@
 
 use crate::htp::{answer, Framing, Request, Role, COMMANDS};
 use crate::players::{build, Resolved};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 use tafl_engine::{
@@ -394,18 +394,24 @@ fn relay<B: BitSet>(
 
 /// One connection: `Ok(true)` when the game is over, `Ok(false)` when the server closed it.
 fn converse<B: BitSet>(session: &mut Session<B>, stream: TcpStream) -> Result<bool, String> {
+    use tafl_engine::input::{printable, read_line, Line, LINE_LIMIT};
     let mut writer = stream.try_clone().map_err(|e| e.to_string())?;
     let mut reader = BufReader::new(stream);
-    let mut buf = Vec::new();
     loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf).map_err(|e| e.to_string())? == 0 {
-            return Ok(false);
-        }
-        let line = String::from_utf8_lossy(&buf);
+        // Lines from the server are bounded as stdin's are (engine_cmd::each_line).
+        let line = match read_line(&mut reader, LINE_LIMIT).map_err(|e| e.to_string())? {
+            Line::End => return Ok(false),
+            Line::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Line::TooLong(bytes) => {
+                eprintln!(
+                    "htp: a line of {bytes} bytes from the server, more than the {LINE_LIMIT} read of a line; answered as the unknown command `line-too-long`"
+                );
+                "line-too-long".to_string()
+            }
+        };
         let (reply, log) = session.relay(&line);
         if let Some(log) = log {
-            eprint!("htp: {} -> {log}", line.trim_end());
+            eprint!("htp: {} -> {log}", printable(line.trim_end(), false, 200));
         }
         if let Some(r) = reply {
             writer

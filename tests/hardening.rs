@@ -364,3 +364,41 @@ fn rules_like_a_shipped_models_but_with_other_knobs_play_the_levels_fallback() {
     assert!(out.contains("no shipped model for"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn lines_from_an_htp_server_are_bounded_too() {
+    use std::io::{BufRead, BufReader, Read};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let host = format!("127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let mut child = tafl()
+        .args([
+            "engine",
+            "--protocol",
+            "htp",
+            "--player",
+            "random",
+            "--host",
+            &host,
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (stream, _) = listener.accept().unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    use std::io::Write;
+    writer
+        .write_all(format!("{}\ngenerate_move\n", "x".repeat(200_000)).as_bytes())
+        .unwrap();
+    let mut answer = String::new();
+    BufReader::new(stream).read_line(&mut answer).unwrap();
+    assert!(answer.starts_with("play attacker "), "{answer}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(err.contains("a line of 200000 bytes from the server"), "{err}");
+    assert!(err.len() < 5000, "{} bytes of diagnostics", err.len());
+}
