@@ -1,8 +1,8 @@
 //! `tafl analyze`: the top moves of a position with visit share, value and principal variation.
 
 use tafl_engine::{
-    play_text, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, PlayerSpec, Rules,
-    Ruleset, Search, SearchConfig, Side,
+    play_text, position_from_record, square_name, with_board, BitSet, Clock, Deadline, EvaluatorSpec, Game,
+    PlayerSpec, Rules, Ruleset, Search, SearchConfig, Side, ThinkingLimit,
 };
 
 /// What to analyse.
@@ -19,6 +19,8 @@ pub struct Request<'a> {
     pub top: usize,
     /// Search seed.
     pub seed: u64,
+    /// Thinking time (`--movetime`, `--clock`); the player's simulations by default.
+    pub limit: ThinkingLimit,
 }
 
 /// Runs the command.
@@ -68,12 +70,26 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
         }
     };
     let evaluator = crate::players::evaluator::<B>(&eval_spec, rules)?;
+    // The player's own limit (a level's movetime) unless the command line gives one.
+    let limit = match req.limit {
+        ThinkingLimit::Simulations => player.limit,
+        given => given,
+    };
+    let deadline = match limit {
+        ThinkingLimit::Simulations => Deadline::none(),
+        ThinkingLimit::MoveTime(d) => Deadline::fixed(d),
+        ThinkingLimit::Clock { base, increment } => Clock {
+            remaining: base,
+            increment,
+        }
+        .deadline(game.ply()),
+    };
     let config = SearchConfig {
-        simulations: sims,
+        simulations: if deadline.is_timed() { u32::MAX } else { sims },
         ..SearchConfig::default()
     };
     let mut search = Search::new(config, &game, req.seed);
-    let Some(res) = search.run(rules, evaluator.as_ref(), 0.0) else {
+    let Some(res) = search.run_until(rules, evaluator.as_ref(), 0.0, deadline) else {
         return Err("no legal move to analyse".into());
     };
     let total: u32 = res.moves.iter().map(|m| m.visits).sum::<u32>().max(1);

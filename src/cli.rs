@@ -95,6 +95,9 @@ enum Command {
         /// Seed of the AI's choices.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// The AI's thinking time and search threads (default: the level's, on every core).
+        #[command(flatten)]
+        think: crate::thinking::ThinkArgs,
     },
     /// Show the best moves of a position: visit share, value, prior and principal variation.
     Analyze {
@@ -126,6 +129,9 @@ enum Command {
         /// Search seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// The AI's thinking time and search threads (default: the level's, on every core).
+        #[command(flatten)]
+        think: crate::thinking::ThinkArgs,
     },
     /// Play two players against each other in colour-swapped pairs and estimate the Elo difference.
     Arena {
@@ -271,6 +277,9 @@ enum Command {
         /// the connection drops.
         #[arg(long)]
         host: Option<String>,
+        /// The AI's thinking time and search threads (default: the level's, on every core).
+        #[command(flatten)]
+        think: crate::thinking::ThinkArgs,
     },
     /// Write the bundle a game client needs: `model.onnx` (ONNX opset 17), `model.safetensors`,
     /// `manifest.json` (encoding, policy index, rules, model config, Elo) and a `README.md` for
@@ -427,10 +436,11 @@ pub fn run(cli: Cli) -> Result<(), String> {
             side,
             level,
             seed,
+            think,
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
             let side = parse_side(&side, "--side")?;
-            let ai = crate::players::level(level)?;
+            let ai = crate::players::level(level)?.thinking(&think, crate::players::cores())?;
             crate::play_cmd::run(&rs, side, &ai, seed)
         }
         Command::Analyze {
@@ -443,6 +453,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             simulations,
             top,
             seed,
+            think,
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
             let to_move = to_move.map(|s| parse_side(&s, "--to-move")).transpose()?;
@@ -458,6 +469,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 player: &player,
                 top,
                 seed,
+                limit: think.limit()?,
             };
             crate::analyze_cmd::run(&rs, &req)
         }
@@ -568,12 +580,16 @@ pub fn run(cli: Cli) -> Result<(), String> {
             seed,
             framing,
             host,
+            think,
         } => {
             let player = match (player, level) {
                 (Some(spec), _) => crate::players::resolve(&spec)?,
                 (None, Some(n)) => crate::players::level(n)?,
                 (None, None) => crate::players::level(5)?,
             };
+            // One game at a time: its searches can use every core. A clock the host sends
+            // (OTEP's `clock`, HTP's `time_settings`) replaces the player's own limit.
+            let player = player.thinking(&think, crate::players::cores())?;
             let framing = match framing {
                 Framing::Htp => crate::htp::Framing::Htp,
                 Framing::Gtp => crate::htp::Framing::Gtp,
@@ -606,7 +622,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 return Err("--seconds must be a positive number".into());
             }
             if seconds > 3600.0 {
-                return Err(format!("--seconds: {seconds} is too long; at most 3600 (an hour)"));
+                return Err(format!(
+                    "--seconds: {seconds} is too long; at most 3600 (an hour)"
+                ));
             }
             crate::bench::run(&sets, seconds);
             if let Some(id) = search {

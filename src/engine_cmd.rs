@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use tafl_engine::{
     otn_move_text, parse_move, parse_position_record, pieces_record, position_record, with_board, BitSet,
     Evaluator, EvaluatorSpec, Game, Move, Piece, Player, PlayerSpec, Position, Rules, Ruleset, Search,
-    SearchConfig, Side, Sq,
+    SearchConfig, Side, Sq, ThinkingLimit,
 };
 
 /// Simulations of `analyze` when the playing spec does not search (`random`, `heuristic`).
@@ -85,6 +85,8 @@ pub struct Session {
     table: Option<Box<dyn Table>>,
     /// Games started so far, so that each game's player gets its own seed.
     games: u64,
+    /// The last `clock` OpenTafl sent (it sends one before each `play`).
+    clock: Option<crate::otep::Clock>,
 }
 
 impl Session {
@@ -95,6 +97,7 @@ impl Session {
             seed,
             table: None,
             games: 0,
+            clock: None,
         }
     }
 
@@ -152,10 +155,14 @@ impl Session {
                 .set_position(&record)
                 .map_err(Failure::minor)?,
             Message::Side(side) => self.table("side")?.set_to_move(side).map_err(Failure::minor)?,
-            // Moves are searched with the player's fixed budget; the clock is read and not used.
-            Message::Clock(_) => {}
+            // The clock times the next move (`play`): the time manager spends a share of the
+            // side's time left; a bare `clock` (or none) leaves the player's own budget.
+            Message::Clock(c) => self.clock = c,
             Message::Play(side) => {
-                let (mv, status) = self.table("play")?.choose(side).map_err(Failure::critical)?;
+                let clock = self.clock.map(|c| side_clock(&c, side));
+                let table = self.table("play")?;
+                table.set_clock(clock);
+                let (mv, status) = table.choose(side).map_err(Failure::critical)?;
                 step.replies.push(Reply::Move(mv));
                 if let Some(s) = status {
                     step.replies.push(Reply::Status(s));
@@ -226,6 +233,22 @@ trait Table {
     fn opponent_moved(&mut self, moves: &[String], record: &str) -> Result<(), String>;
     /// `analyze`: up to `count` moves with their lines and values.
     fn analyze(&mut self, count: usize, limit: Duration) -> Result<Vec<AnalysisLine>, String>;
+    /// `clock`: the time the next move may take from (`None`: the player's own budget).
+    fn set_clock(&mut self, clock: Option<tafl_engine::Clock>);
+}
+
+/// `side`'s clock from OpenTafl's `clock` line: its main time left, or in overtime the time
+/// left in the current period; no increment (overtime periods are a reserve the manager
+/// leaves alone, so main time is spent as if it were all there is).
+pub fn side_clock(c: &crate::otep::Clock, side: Side) -> tafl_engine::Clock {
+    let t = match side {
+        Side::Attackers => c.attackers,
+        Side::Defenders => c.defenders,
+    };
+    tafl_engine::Clock {
+        remaining: Duration::from_millis(t.millis.min(86_400_000)),
+        increment: Duration::ZERO,
+    }
 }
 
 fn new_table(rs: &Ruleset, player: &Resolved, seed: u64) -> Result<Box<dyn Table>, String> {
@@ -245,6 +268,8 @@ struct Board<B: BitSet> {
     seed: u64,
     /// The move we sent and OpenTafl has not yet confirmed.
     pending: Option<Move>,
+    /// The player's own limit, for moves with no clock.
+    own_limit: ThinkingLimit,
 }
 
 impl<B: BitSet> Board<B> {
@@ -263,6 +288,7 @@ impl<B: BitSet> Board<B> {
         Ok(Board {
             game: Game::new(&rules),
             rules,
+            own_limit: player.limit,
             player,
             analysis,
             evaluator: None,
@@ -318,6 +344,22 @@ impl<B: BitSet> Board<B> {
 }
 
 impl<B: BitSet> Table for Board<B> {
+    fn set_clock(&mut self, clock: Option<tafl_engine::Clock>) {
+        match clock {
+            Some(c) => {
+                self.player.limit = ThinkingLimit::Clock {
+                    base: c.remaining,
+                    increment: c.increment,
+                };
+                self.player.clock = Some(c);
+            }
+            None => {
+                self.player.limit = self.own_limit;
+                self.player.clock = None;
+            }
+        }
+    }
+
     fn set_position(&mut self, record: &str) -> Result<(), String> {
         let pieces = self.pieces("position", record)?;
         self.pending = None;
@@ -502,6 +544,39 @@ mod tests {
         assert_eq!(r.len(), 1);
         assert!(r[0].starts_with("error -1 play: no rules yet"), "{r:?}");
         assert!(replies(&mut s, "side attackers")[0].starts_with("error 0 "));
+    }
+
+    #[test]
+    fn a_clock_times_the_next_move_and_a_bare_clock_gives_the_budget_back() {
+        // Three million simulations a move by the spec: minutes a move. With 4 s on the
+        // clock, the time manager's share is a small part of it, so the move comes back at
+        // once; the bound below is far above that, and far below the spec's budget.
+        let player = crate::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
+        let mut s = Session::new(player, 7);
+        assert!(replies(&mut s, BRANDUBH).is_empty());
+        assert!(replies(&mut s, "clock 4000 4000 0 0 0").is_empty());
+        let t0 = std::time::Instant::now();
+        let r = replies(&mut s, "play attackers");
+        assert!(r[0].starts_with("move "), "{r:?}");
+        assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
+        let c = crate::otep::Clock {
+            attackers: crate::otep::ClockTime {
+                millis: 1500,
+                overtime: false,
+            },
+            defenders: crate::otep::ClockTime {
+                millis: 30_000,
+                overtime: true,
+            },
+            overtime_seconds: 30,
+            attacker_overtimes: 0,
+            defender_overtimes: 2,
+        };
+        assert_eq!(
+            side_clock(&c, Side::Attackers).remaining,
+            Duration::from_millis(1500)
+        );
+        assert_eq!(side_clock(&c, Side::Defenders).remaining, Duration::from_secs(30));
     }
 
     #[test]

@@ -78,9 +78,9 @@ pub enum Request {
     ShowBoard,
     /// `show_board_open_tafl`: the board as an OpenTafl position record.
     ShowBoardOpenTafl,
-    /// `time_settings ...`: a new game; the times are read and not used (moves get the
-    /// player's fixed search budget).
-    TimeSettings,
+    /// `time_settings un-timed` (`None`) or `time_settings fischer MILLISECONDS ADD_SECONDS`:
+    /// a new game, and the engine's clock for it (its moves are then timed by the clock).
+    TimeSettings(Option<tafl_engine::Clock>),
     /// `version`.
     Version,
 }
@@ -222,11 +222,15 @@ impl Request {
             "show_board" => Request::ShowBoard,
             "show_board_open_tafl" => Request::ShowBoardOpenTafl,
             "time_settings" => match args[1..] {
-                ["un-timed", ..] => Request::TimeSettings,
+                ["un-timed", ..] => Request::TimeSettings(None),
                 ["fischer", ms, add] => {
-                    number("MILLISECONDS", ms)?;
-                    number("ADD_SECONDS", add)?;
-                    Request::TimeSettings
+                    // Bounded: a clock of more than a day is a day.
+                    let ms = number("MILLISECONDS", ms)?.min(86_400_000);
+                    let add = number("ADD_SECONDS", add)?.min(86_400);
+                    Request::TimeSettings(Some(tafl_engine::Clock {
+                        remaining: std::time::Duration::from_millis(ms),
+                        increment: std::time::Duration::from_secs(add),
+                    }))
                 }
                 _ => return Err(
                     "expected: `time_settings un-timed` or `time_settings fischer MILLISECONDS ADD_SECONDS`"
@@ -292,8 +296,14 @@ mod tests {
                 from: "D1".into()
             }
         );
-        assert_eq!(ok("time_settings fischer 300000 5"), Request::TimeSettings);
-        assert_eq!(ok("time_settings un-timed"), Request::TimeSettings);
+        assert_eq!(
+            ok("time_settings fischer 300000 5"),
+            Request::TimeSettings(Some(tafl_engine::Clock {
+                remaining: std::time::Duration::from_secs(300),
+                increment: std::time::Duration::from_secs(5),
+            }))
+        );
+        assert_eq!(ok("time_settings un-timed"), Request::TimeSettings(None));
         for (line, c) in [
             ("list_commands", Request::ListCommands),
             ("name", Request::Name),

@@ -9,8 +9,8 @@ use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 use tafl_engine::{
-    parse_square, position_record, square_name, with_board, BitSet, Game, Move, Player, Position, Reason,
-    Rules, Ruleset, Side, Sq,
+    parse_square, position_record, square_name, with_board, BitSet, Clock, Game, Move, Player, Position,
+    Reason, Rules, Ruleset, Side, Sq, ThinkingLimit,
 };
 
 /// What `protocol_version` answers: the version of HTP this follows.
@@ -46,6 +46,12 @@ pub struct Session<B: BitSet> {
     framing: Framing,
     /// The side that resigned, which ends the game whatever the board says.
     resigned: Option<Side>,
+    /// The clock of `time_settings fischer`, as set for each game, and the engine's clock in
+    /// the game in hand (HTP sends no times after it, so the engine keeps its own).
+    time_control: Option<Clock>,
+    clock: Option<Clock>,
+    /// The player's own limit, for un-timed games.
+    own_limit: ThinkingLimit,
 }
 
 impl<B: BitSet> Session<B> {
@@ -60,9 +66,12 @@ impl<B: BitSet> Session<B> {
         Ok(Session {
             game: Game::new(&rules),
             rules,
+            own_limit: player.limit,
             player,
             framing,
             resigned: None,
+            time_control: None,
+            clock: None,
         })
     }
 
@@ -124,6 +133,7 @@ impl<B: BitSet> Session<B> {
         };
         self.game = Game::from_position(&self.rules, start);
         self.resigned = None;
+        self.clock = self.time_control;
         Ok(())
     }
 
@@ -147,10 +157,28 @@ impl<B: BitSet> Session<B> {
     /// Chooses and plays a move for the side to move: `play ROLE FROM TO`.
     fn generate(&mut self) -> Result<String, String> {
         let to_move = self.ongoing()?;
+        // Under `time_settings fischer` the move is timed by the engine's clock in this game.
+        match self.clock {
+            Some(c) => {
+                self.player.limit = ThinkingLimit::Clock {
+                    base: c.remaining,
+                    increment: c.increment,
+                };
+                self.player.clock = Some(c);
+            }
+            None => {
+                self.player.limit = self.own_limit;
+                self.player.clock = None;
+            }
+        }
+        let t0 = std::time::Instant::now();
         let (mv, _) = self
             .player
             .choose(&self.rules, &self.game)
             .ok_or("no legal move")?;
+        if let Some(c) = &mut self.clock {
+            c.spend(t0.elapsed());
+        }
         self.game
             .play(&self.rules, mv)
             .map_err(|e| format!("the engine chose an illegal move: {e}"))?;
@@ -265,7 +293,8 @@ impl<B: BitSet> Session<B> {
             }
             Request::ShowBoardOpenTafl => Ok(position_record(&self.rules, self.game.position())),
             // As theirs: new time settings start a new game.
-            Request::TimeSettings => {
+            Request::TimeSettings(clock) => {
+                self.time_control = clock;
                 self.new_game(self.rules.ruleset.file.first)?;
                 Ok(String::new())
             }
@@ -439,6 +468,30 @@ mod tests {
         s.handle(line)
             .0
             .unwrap_or_else(|| panic!("no answer to `{line}`"))
+    }
+
+    #[test]
+    fn time_settings_fischer_times_the_engines_moves_by_its_own_clock() {
+        let rules = Rules::new(&Ruleset::builtin("brandubh")).unwrap_or_else(|e| panic!("{e}"));
+        let player = crate::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
+        let mut s = Session::new(rules, &player, 1, Framing::Htp).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(say(&mut s, "time_settings fischer 4000 1"), "= \n");
+        // Three million simulations by the spec would take minutes; the clock's share is a
+        // small part of 4 s.
+        let t0 = std::time::Instant::now();
+        assert!(say(&mut s, "generate_move attacker").starts_with("= play attacker "));
+        assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
+        let c = s.clock.unwrap_or_else(|| panic!("no clock"));
+        assert!(
+            c.remaining < Duration::from_secs(5) && c.remaining > Duration::from_secs(1),
+            "{c:?}"
+        );
+        assert!(matches!(s.player.limit, ThinkingLimit::Clock { .. }));
+        // A new game starts the clock again; un-timed gives the player its own budget back.
+        assert_eq!(say(&mut s, "reset_board"), "= \n");
+        assert_eq!(s.clock.map(|c| c.remaining), Some(Duration::from_secs(4)));
+        assert_eq!(say(&mut s, "time_settings un-timed"), "= \n");
+        assert_eq!(s.clock, None);
     }
 
     #[test]

@@ -130,6 +130,8 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
                     exploration: 0.0,
                     label: "hint".into(),
                     fallback: None,
+                    limit: ai.limit,
+                    threads: ai.threads,
                 };
                 let mut helper: Player<B> = build(&hinter, seed ^ 0x4117, rules)?;
                 if let Some((mv, res)) = helper.choose(rules, &game) {

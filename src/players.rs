@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use tafl_engine::{
     classic_evaluator, BitSet, Evaluator, EvaluatorSpec, Levels, Player, PlayerSpec, Rules, SearchConfig,
+    ThinkingLimit,
 };
 use tafl_nn::NetEvaluator;
 
@@ -20,6 +21,11 @@ pub struct Resolved {
     pub label: String,
     /// What plays instead under rules with no shipped model (a level's `fallback`).
     pub fallback: Option<PlayerSpec>,
+    /// How long it thinks: its simulations, or a level's `movetime`, or what the command line
+    /// or a protocol host gives.
+    pub limit: ThinkingLimit,
+    /// Search threads.
+    pub threads: usize,
 }
 
 impl Resolved {
@@ -39,6 +45,8 @@ impl Resolved {
                 exploration: self.exploration,
                 label: format!("{} (no shipped model for `{}`: {f})", self.label, ruleset.id()),
                 fallback: None,
+                limit: self.limit,
+                threads: self.threads,
             },
             _ => self.clone(),
         }
@@ -60,6 +68,8 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
         temperature: 0.0,
         exploration: 0.0,
         fallback: None,
+        limit: ThinkingLimit::Simulations,
+        threads: 1,
     })
 }
 
@@ -106,12 +116,19 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         }),
         (f, _) => f,
     };
+    let limit = l.limit();
+    let time = match limit {
+        ThinkingLimit::Simulations => String::new(),
+        other => format!(", {other}"),
+    };
     Ok(Resolved {
-        label: format!("level {n} ({spec}{mistakes})"),
+        label: format!("level {n} ({spec}{time}{mistakes})"),
         spec,
         temperature: l.temperature,
         exploration: l.exploration,
         fallback,
+        limit,
+        threads: 1,
     })
 }
 
@@ -165,5 +182,32 @@ pub fn build<B: BitSet>(r: &Resolved, seed: u64, rules: &Rules<B>) -> Result<Pla
     let mut p = Player::new(&r.spec, seed, &SearchConfig::default(), &factory)?;
     p.temperature = r.temperature;
     p.exploration = r.exploration;
+    p.limit = r.limit;
+    p.threads = r.threads.max(1);
     Ok(p)
+}
+
+impl Resolved {
+    /// The player with the thinking time and search threads of the command line: a time
+    /// limit given there replaces the player's own; threads default to `default_threads`.
+    pub fn thinking(
+        mut self,
+        think: &crate::thinking::ThinkArgs,
+        default_threads: usize,
+    ) -> Result<Resolved, String> {
+        let limit = think.limit()?;
+        if limit != ThinkingLimit::Simulations {
+            self.label = format!("{} at {limit}", self.label);
+            self.limit = limit;
+        }
+        self.threads = think.search_threads(default_threads)?;
+        Ok(self)
+    }
+}
+
+/// The cores of this machine: the search threads of a single game (play, engine protocols).
+pub fn cores() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(64)
 }

@@ -85,7 +85,10 @@ impl EvalCache {
 
     /// Lookups that found an entry, and lookups that did not.
     pub fn counts(&self) -> (u64, u64) {
-        (self.hits.load(Ordering::Relaxed), self.misses.load(Ordering::Relaxed))
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
     }
 
     /// Entries held now.
@@ -132,7 +135,10 @@ mod tests {
         assert!(cache.get(&CacheKey::of(&input(4, 1), 512)).is_none());
         assert!(cache.get(&CacheKey::of(&input(3, 2), 512)).is_none());
         // Past the ply plane's saturation, plies look alike.
-        assert_eq!(CacheKey::of(&input(600, 1), 512), CacheKey::of(&input(900, 1), 512));
+        assert_eq!(
+            CacheKey::of(&input(600, 1), 512),
+            CacheKey::of(&input(900, 1), 512)
+        );
         assert_eq!(cache.counts(), (1, 3));
         for ply in 0..10_000u32 {
             cache.insert(CacheKey::of(&input(ply, 1), 100_000), eval.clone());

@@ -47,11 +47,11 @@ pub use bundle::{
     write_bundle, BundleManifest, EloInfo, EloResult, EncodingDoc, FileDoc, OnnxDoc, PlaneDoc, PolicyDoc,
     TensorDoc, BUNDLE_FORMAT, ONNX_FILE, README_FILE,
 };
+pub use cache::{CacheKey, EvalCache};
 pub use checkpoint::{
     fnv1a64, load_checkpoint, load_checkpoint_bytes, read_manifest, save_checkpoint, weights_from_bytes,
     weights_to_bytes, write_atomic, Manifest, WeightsInfo, FORMAT, MANIFEST_FILE, WEIGHTS_FILE,
 };
-pub use cache::{CacheKey, EvalCache};
 pub use encoding::{Encoder, ENCODING_VERSION, PLANES, PLANE_INFO};
 pub use error::NnError;
 pub use inference::{softmax, BatchConfig, EvalStats, NetEvaluator};

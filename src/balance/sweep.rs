@@ -430,6 +430,8 @@ fn checkpoint_points(dir: &Path, req: &SweepRequest) -> Result<(Ruleset, u32, Ve
                     temperature: 0.0,
                     exploration: 0.0,
                     fallback: None,
+                    limit: tafl_engine::ThinkingLimit::Simulations,
+                    threads: 1,
                 },
             })
         })
@@ -689,6 +691,8 @@ mod tests {
                 exploration: 0.0,
                 label: "random".into(),
                 fallback: None,
+                limit: tafl_engine::ThinkingLimit::Simulations,
+                threads: 1,
             },
             model: None,
         }

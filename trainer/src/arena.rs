@@ -117,6 +117,19 @@ impl Default for MatchSettings {
     }
 }
 
+/// One finished game of a match, from A's point of view.
+struct Played {
+    /// Its index in the match.
+    game: u64,
+    /// The side A played.
+    a_side: Side,
+    /// A's score.
+    score: f64,
+    plies: u32,
+    /// Whether a player lost on time.
+    on_time: bool,
+}
+
 /// Mixed into the match seed for the openings, so they do not share a stream with the players.
 pub const OPENING_SEED: u64 = 0x0BE1_1115;
 
@@ -168,7 +181,7 @@ pub fn play_match_with<B: BitSet>(
     a(0)?;
     b(0)?;
     let next = AtomicU64::new(0);
-    let results: Mutex<Vec<(u64, Side, f64, u32, bool)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<Played>> = Mutex::new(Vec::new());
     let failure: Mutex<Option<String>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..threads.clamp(1, games as usize) {
@@ -210,13 +223,13 @@ pub fn play_match_with<B: BitSet>(
                     Side::Attackers => play_game_from(rules, opening, &mut pa, &mut pb),
                     Side::Defenders => play_game_from(rules, opening, &mut pb, &mut pa),
                 };
-                results.lock().unwrap_or_else(|p| p.into_inner()).push((
-                    g,
+                results.lock().unwrap_or_else(|p| p.into_inner()).push(Played {
+                    game: g,
                     a_side,
-                    score_for(game.outcome(), a_side),
-                    game.ply(),
-                    game.outcome().is_some_and(|o| o.reason == Reason::Time),
-                ));
+                    score: score_for(game.outcome(), a_side),
+                    plies: game.ply(),
+                    on_time: game.outcome().is_some_and(|o| o.reason == Reason::Time),
+                });
                 on_game();
             });
         }
@@ -225,9 +238,16 @@ pub fn play_match_with<B: BitSet>(
         return Err(e);
     }
     let mut r = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    r.sort_by_key(|x| x.0);
+    r.sort_by_key(|x| x.game);
     let mut out = MatchResult::default();
-    for (_, side, score, plies, on_time) in r {
+    for Played {
+        a_side: side,
+        score,
+        plies,
+        on_time,
+        ..
+    } in r
+    {
         out.scores.push(score);
         out.plies.push(plies);
         out.on_time += on_time as u32;
