@@ -589,7 +589,11 @@ pub fn run(cli: Cli) -> Result<(), String> {
             };
             // One game at a time: its searches can use every core. A clock the host sends
             // (OTEP's `clock`, HTP's `time_settings`) replaces the player's own limit.
-            let player = player.thinking(&think, crate::players::cores())?;
+            let mut player = player.thinking(&think, crate::players::cores())?;
+            if think.search_threads.is_none() {
+                // Hosts time their engines: every core, whatever the level's own limit.
+                player.threads = crate::players::cores();
+            }
             let framing = match framing {
                 Framing::Htp => crate::htp::Framing::Htp,
                 Framing::Gtp => crate::htp::Framing::Gtp,

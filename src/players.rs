@@ -189,7 +189,8 @@ pub fn build<B: BitSet>(r: &Resolved, seed: u64, rules: &Rules<B>) -> Result<Pla
 
 impl Resolved {
     /// The player with the thinking time and search threads of the command line: a time
-    /// limit given there replaces the player's own; threads default to `default_threads`.
+    /// limit given there replaces the player's own; threads default to `default_threads` for
+    /// a player that thinks by time, else to 1.
     pub fn thinking(
         mut self,
         think: &crate::thinking::ThinkArgs,
@@ -200,6 +201,14 @@ impl Resolved {
             self.label = format!("{} at {limit}", self.label);
             self.limit = limit;
         }
+        // More threads help a search that thinks by the clock; a fixed simulation count
+        // would only be shared out among the trees (a level measured on one tree would play
+        // a little differently), so such players keep one unless told otherwise.
+        let default_threads = if self.limit == ThinkingLimit::Simulations {
+            1
+        } else {
+            default_threads
+        };
         self.threads = think.search_threads(default_threads)?;
         Ok(self)
     }
