@@ -6,14 +6,20 @@
 #
 #   checkpoints/measure-levels.sh [GAMES] [RULESETS...]      (default: 200 brandubh tablut hnefatafl copenhagen)
 #
-# Needs the release binary (cargo build --release). Prints a markdown table on stdout.
+# Uses TAFL (a binary) if set, else target/release/tafl, built first with cargo build --release.
+# Prints a markdown table on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 games="${1:-200}"
 shift || true
 rulesets=("${@:-brandubh tablut hnefatafl copenhagen}")
 read -r -a rulesets <<<"${rulesets[*]}"
-tafl=target/release/tafl
+if [[ -n "${TAFL:-}" ]]; then
+  tafl="$TAFL"
+else
+  cargo build --release --quiet --bin tafl >&2
+  tafl=target/release/tafl
+fi
 levels=$(grep -c '^\[\[level\]\]' configs/levels.toml)
 echo "| rules | level | vs level | games | as attackers W-D-L | as defenders W-D-L | score | Elo (95% interval) |"
 echo "|---|---|---|---|---|---|---|---|"
