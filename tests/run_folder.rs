@@ -314,3 +314,50 @@ fn a_second_process_on_a_run_folder_is_refused_naming_the_first() {
     assert!(text(&o).contains("past --stop-after 0"), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_damaged_shard_of_the_iteration_being_trained_is_played_again() {
+    let dir = temp_dir("train-phase");
+    let base = finished_run(&dir);
+    let run = dir.join("run");
+    copy_dir(&base, &run);
+    // Back to the training phase of iteration 2, as a kill during its training leaves it.
+    edit_state(&run, |s| {
+        let h = s["history"].as_array().unwrap().clone();
+        let mut current = h[1].clone();
+        current["arena_elo"] = serde_json::Value::Null;
+        current["promoted"] = false.into();
+        current["ladder"] = serde_json::json!([]);
+        s["iteration"] = 2.into();
+        s["phase"] = "train".into();
+        s["latest"] = 1.into();
+        s["best"] = if h[0]["promoted"] == true { 1 } else { 0 }.into();
+        s["history"] = serde_json::json!([h[0]]);
+        s["current"] = current;
+    });
+    let damaged = run.join("shards/iter-0002/shard-0001.bin");
+    let bytes = std::fs::read(&damaged).unwrap();
+    std::fs::write(&damaged, &bytes[..bytes.len() - 5]).unwrap();
+    let o = resume(&run, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let log = std::fs::read_to_string(run.join("train.log")).unwrap();
+    assert!(
+        log.contains("shard-0001.bin: checksum mismatch")
+            && log.contains("self-play resumes at game 2 (shard-0001)"),
+        "{log}"
+    );
+    assert!(!log.contains("skipping replay shard"), "{log}");
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
+    let sp = &state["history"][1]["selfplay"];
+    assert_eq!(sp["games"], 8, "{state}");
+    let mut on_disk = 0u64;
+    for e in std::fs::read_dir(run.join("shards/iter-0002")).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "bin") {
+            let b = std::fs::read(e.path()).unwrap();
+            on_disk += u64::from(u32::from_le_bytes(b[20..24].try_into().unwrap()));
+        }
+    }
+    assert_eq!(sp["samples"].as_u64().unwrap(), on_disk, "{state}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -282,7 +282,7 @@ impl<B: BitSet> Trainer<'_, B> {
 
     fn run(&self) -> Result<(), String> {
         let mut state = RunState::load(self.dir)?;
-        if !self.check_folder(&state)? {
+        if !self.check_folder(&mut state)? {
             return Ok(());
         }
         let last = self
@@ -340,8 +340,10 @@ impl<B: BitSet> Trainer<'_, B> {
 
     /// Before a run goes on: removes what killed processes left half-written, checks that the
     /// state, the checkpoints and the shards agree (an error or a warning names what is
-    /// missing), and says so when nothing is left to do (`Ok(false)`).
-    fn check_folder(&self, state: &RunState) -> Result<bool, String> {
+    /// missing), and says so when nothing is left to do (`Ok(false)`). A shard of the
+    /// iteration in progress that is missing or damaged before its training sends the
+    /// iteration back to self-play, to play its games again.
+    fn check_folder(&self, state: &mut RunState) -> Result<bool, String> {
         let removed = crate::integrity::remove_temporaries(self.dir);
         if !removed.is_empty() {
             let names: Vec<String> = removed.iter().map(|p| p.display().to_string()).collect();
@@ -358,9 +360,18 @@ impl<B: BitSet> Trainer<'_, B> {
         }
         let mut findings = crate::integrity::Findings::default();
         crate::integrity::check_checkpoints(self.dir, state, &mut findings)?;
-        // Missing shards are named when the replay window is read.
+        // Missing shards of finished iterations are named when the replay window is read.
         for w in &findings.warnings {
             self.say(w);
+        }
+        if state.phase == Phase::Train {
+            let it = state.iteration;
+            let (kept, _) = self.shards_on_disk(it, &shard_dir(self.dir, it));
+            if kept.games < state.current.selfplay.games {
+                // Only the games whose samples are there count: back to self-play for the rest.
+                state.phase = Phase::SelfPlay;
+                state.save(self.dir)?;
+            }
         }
         Ok(true)
     }
