@@ -270,6 +270,8 @@ struct Board<B: BitSet> {
     pending: Option<Move>,
     /// The player's own limit, for moves with no clock.
     own_limit: ThinkingLimit,
+    /// Whether the host's clock replaces that limit (levels) or only caps it.
+    follow_clock: bool,
 }
 
 impl<B: BitSet> Board<B> {
@@ -289,6 +291,7 @@ impl<B: BitSet> Board<B> {
             game: Game::new(&rules),
             rules,
             own_limit: player.limit,
+            follow_clock: resolved.follow_clock,
             player,
             analysis,
             evaluator: None,
@@ -346,6 +349,11 @@ impl<B: BitSet> Board<B> {
 impl<B: BitSet> Table for Board<B> {
     fn set_clock(&mut self, clock: Option<tafl_engine::Clock>) {
         match clock {
+            Some(c) if !self.follow_clock => {
+                // An explicit player keeps its budget; the clock only caps it.
+                self.player.limit = self.own_limit;
+                self.player.clock = Some(c);
+            }
             Some(c) => {
                 self.player.limit = ThinkingLimit::Clock {
                     base: c.remaining,
@@ -551,7 +559,10 @@ mod tests {
         // Three million simulations a move by the spec: minutes a move. With 4 s on the
         // clock, the time manager's share is a small part of it, so the move comes back at
         // once; the bound below is far above that, and far below the spec's budget.
-        let player = crate::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
+        let mut player = crate::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
+        // An explicit spec only has its budget capped by the clock; so does this one, whose
+        // budget is far beyond what 4 s allow.
+        player.follow_clock = false;
         let mut s = Session::new(player, 7);
         assert!(replies(&mut s, BRANDUBH).is_empty());
         assert!(replies(&mut s, "clock 4000 4000 0 0 0").is_empty());

@@ -52,6 +52,8 @@ pub struct Session<B: BitSet> {
     clock: Option<Clock>,
     /// The player's own limit, for un-timed games.
     own_limit: ThinkingLimit,
+    /// Whether the clock replaces that limit (levels) or only caps it (an explicit spec).
+    follow_clock: bool,
 }
 
 impl<B: BitSet> Session<B> {
@@ -62,11 +64,13 @@ impl<B: BitSet> Session<B> {
         seed: u64,
         framing: Framing,
     ) -> Result<Session<B>, String> {
+        let resolved_follows = player.follow_clock;
         let player = build(player, seed, &rules).map_err(|e| format!("player {}: {e}", player.label))?;
         Ok(Session {
             game: Game::new(&rules),
             rules,
             own_limit: player.limit,
+            follow_clock: resolved_follows,
             player,
             framing,
             resigned: None,
@@ -159,6 +163,11 @@ impl<B: BitSet> Session<B> {
         let to_move = self.ongoing()?;
         // Under `time_settings fischer` the move is timed by the engine's clock in this game.
         match self.clock {
+            Some(c) if !self.follow_clock => {
+                // An explicit player keeps its budget; the clock only caps it.
+                self.player.limit = self.own_limit;
+                self.player.clock = Some(c);
+            }
             Some(c) => {
                 self.player.limit = ThinkingLimit::Clock {
                     base: c.remaining,
@@ -473,7 +482,9 @@ mod tests {
     #[test]
     fn time_settings_fischer_times_the_engines_moves_by_its_own_clock() {
         let rules = Rules::new(&Ruleset::builtin("brandubh")).unwrap_or_else(|e| panic!("{e}"));
-        let player = crate::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
+        let mut player = crate::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
+        // As a level: the clock replaces its budget.
+        player.follow_clock = true;
         let mut s = Session::new(rules, &player, 1, Framing::Htp).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(say(&mut s, "time_settings fischer 4000 1"), "= \n");
         // Three million simulations by the spec would take minutes; the clock's share is a

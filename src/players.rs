@@ -26,6 +26,11 @@ pub struct Resolved {
     pub limit: ThinkingLimit,
     /// Search threads.
     pub threads: usize,
+    /// Whether a protocol host's clock replaces the player's own limit (a level with
+    /// `use_clock`, the strongest by default: it uses the time it is given), or only caps it
+    /// (other levels and explicit player specs keep their budget, never more than the clock
+    /// allows).
+    pub follow_clock: bool,
 }
 
 impl Resolved {
@@ -47,6 +52,7 @@ impl Resolved {
                 fallback: None,
                 limit: self.limit,
                 threads: self.threads,
+                follow_clock: self.follow_clock,
             },
             _ => self.clone(),
         }
@@ -70,6 +76,7 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
         fallback: None,
         limit: ThinkingLimit::Simulations,
         threads: 1,
+        follow_clock: false,
     })
 }
 
@@ -129,6 +136,7 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         fallback,
         limit,
         threads: 1,
+        follow_clock: l.use_clock,
     })
 }
 

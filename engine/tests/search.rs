@@ -652,4 +652,26 @@ description = "a quarter second a move"
         Levels::builtin().get(5).unwrap().limit(),
         ThinkingLimit::Simulations
     );
+    // The strongest level follows a host's clock; the others keep the budget they were
+    // measured at.
+    let builtin = Levels::builtin();
+    assert!(builtin.get(5).unwrap().use_clock);
+    assert!((1..5).all(|n| !builtin.get(n).unwrap().use_clock));
+}
+
+#[test]
+fn a_clock_caps_a_player_that_thinks_by_simulations() {
+    // A search of three million simulations, with a clock of 2 s: the clock's hard budget
+    // stops it, so it never runs the clock out.
+    let r = rules("brandubh");
+    let game = Game::new(&r);
+    let mut p = player("mcts:heuristic:3000000", 1);
+    p.clock = Some(Clock {
+        remaining: std::time::Duration::from_secs(2),
+        increment: std::time::Duration::ZERO,
+    });
+    let t0 = std::time::Instant::now();
+    let (_, res) = p.choose(&r, &game).unwrap();
+    assert!(t0.elapsed() < std::time::Duration::from_secs(30));
+    assert!(res.unwrap().simulations < 3_000_000);
 }

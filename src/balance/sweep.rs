@@ -432,6 +432,7 @@ fn checkpoint_points(dir: &Path, req: &SweepRequest) -> Result<(Ruleset, u32, Ve
                     fallback: None,
                     limit: tafl_engine::ThinkingLimit::Simulations,
                     threads: 1,
+                    follow_clock: false,
                 },
             })
         })
@@ -693,6 +694,7 @@ mod tests {
                 fallback: None,
                 limit: tafl_engine::ThinkingLimit::Simulations,
                 threads: 1,
+                follow_clock: false,
             },
             model: None,
         }

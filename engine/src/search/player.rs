@@ -146,8 +146,9 @@ pub struct Player<B: BitSet> {
     /// How long a search player thinks: its simulations (the default), a time per move, or a
     /// game clock. Under a time limit the spec's simulations no longer bound the search.
     pub limit: ThinkingLimit,
-    /// The player's clock under a clock limit, kept by whoever keeps time (a match, a
-    /// protocol host); `None` until set, when the limit's base time is assumed.
+    /// The player's clock, kept by whoever keeps time (a match, a protocol host); `None`
+    /// until set, when a clock limit's base time is assumed. With a simulations limit the
+    /// clock only caps the search, so that the player never runs out of time.
     pub clock: Option<Clock>,
     /// Search threads: independent trees searched at once, their root statistics merged
     /// (root parallelism). 1 by default; a game against a person can use every core.
@@ -196,7 +197,15 @@ impl<B: BitSet> Player<B> {
     /// The deadline of the next move under the player's limit, `ply` plies into the game.
     pub fn deadline(&self, ply: u32) -> Deadline {
         match self.limit {
-            ThinkingLimit::Simulations => Deadline::none(),
+            // A player that thinks by simulations but has a clock (a protocol host's) still
+            // never runs it out: the clock's hard budget caps the search.
+            ThinkingLimit::Simulations => match self.clock {
+                Some(c) => Deadline {
+                    soft: None,
+                    hard: c.deadline(ply).hard,
+                },
+                None => Deadline::none(),
+            },
             ThinkingLimit::MoveTime(d) => Deadline::fixed(d.saturating_sub(MOVE_OVERHEAD)),
             ThinkingLimit::Clock { base, increment } => self
                 .clock
@@ -337,6 +346,12 @@ pub struct Level {
     /// strength then follows the machine). Search players only.
     #[serde(default)]
     pub movetime: Option<f64>,
+    /// Whether a host's game clock (OTEP's `clock`, HTP's `time_settings fischer`) replaces
+    /// the level's own budget, so that it thinks as long as the clock allows (the strongest
+    /// level); otherwise the clock only caps it, and the level keeps the strength it was
+    /// measured at.
+    #[serde(default)]
+    pub use_clock: bool,
     /// What a user reads in menus.
     #[serde(default)]
     pub description: String,
