@@ -305,9 +305,11 @@ pub fn save_checkpoint(dir: &Path, model: &TaflNet, manifest: &Manifest) -> Resu
 /// Reads and parses a checkpoint's manifest, without checking it against any rules.
 pub fn read_manifest(dir: &Path) -> Result<Manifest, NnError> {
     let path = dir.join(MANIFEST_FILE);
-    let text = tafl_engine::input::read_text(&path).map_err(|message| NnError::Manifest {
-        path: path.clone(),
-        message,
+    let text = tafl_engine::input::read_text(&path).map_err(|message| {
+        input_error(&path, message, |path, message| NnError::Manifest {
+            path,
+            message,
+        })
     })?;
     serde_json::from_str(&text).map_err(|e| NnError::Manifest {
         path,
@@ -348,10 +350,20 @@ pub const WEIGHTS_LIMIT: u64 = 4 << 30;
 pub fn read_weights(path: &Path, manifest: &Manifest) -> Result<Vec<u8>, NnError> {
     // One byte more than the manifest gives, so that a longer file is told apart by the size check.
     let limit = manifest.weights.bytes.min(WEIGHTS_LIMIT).saturating_add(1);
-    tafl_engine::input::read_limited(path, limit).map_err(|message| NnError::Weights {
-        path: path.to_path_buf(),
-        message,
-    })
+    tafl_engine::input::read_limited(path, limit)
+        .map_err(|message| input_error(path, message, |path, message| NnError::Weights { path, message }))
+}
+
+/// A bounded read's error: the system's (an `Io` error) when the file cannot be opened,
+/// else `other` with the reader's message (too large, not text).
+fn input_error(path: &Path, message: String, other: fn(PathBuf, String) -> NnError) -> NnError {
+    match fs::File::open(path) {
+        Err(source) => NnError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        Ok(_) => other(path.to_path_buf(), message),
+    }
 }
 
 /// Loads a checkpoint held in memory (a model built into the program): `origin` names it in
