@@ -348,24 +348,7 @@ impl<B: BitSet> Board<B> {
 
 impl<B: BitSet> Table for Board<B> {
     fn set_clock(&mut self, clock: Option<tafl_engine::Clock>) {
-        match clock {
-            Some(c) if !self.follow_clock => {
-                // An explicit player keeps its budget; the clock only caps it.
-                self.player.limit = self.own_limit;
-                self.player.clock = Some(c);
-            }
-            Some(c) => {
-                self.player.limit = ThinkingLimit::Clock {
-                    base: c.remaining,
-                    increment: c.increment,
-                };
-                self.player.clock = Some(c);
-            }
-            None => {
-                self.player.limit = self.own_limit;
-                self.player.clock = None;
-            }
-        }
+        self.player.host_clock(clock, self.own_limit, self.follow_clock);
     }
 
     fn set_position(&mut self, record: &str) -> Result<(), String> {

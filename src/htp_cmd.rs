@@ -162,24 +162,8 @@ impl<B: BitSet> Session<B> {
     fn generate(&mut self) -> Result<String, String> {
         let to_move = self.ongoing()?;
         // Under `time_settings fischer` the move is timed by the engine's clock in this game.
-        match self.clock {
-            Some(c) if !self.follow_clock => {
-                // An explicit player keeps its budget; the clock only caps it.
-                self.player.limit = self.own_limit;
-                self.player.clock = Some(c);
-            }
-            Some(c) => {
-                self.player.limit = ThinkingLimit::Clock {
-                    base: c.remaining,
-                    increment: c.increment,
-                };
-                self.player.clock = Some(c);
-            }
-            None => {
-                self.player.limit = self.own_limit;
-                self.player.clock = None;
-            }
-        }
+        self.player
+            .host_clock(self.clock, self.own_limit, self.follow_clock);
         let t0 = std::time::Instant::now();
         let (mv, _) = self
             .player

@@ -194,6 +194,21 @@ impl<B: BitSet> Player<B> {
         })
     }
 
+    /// Times the next move by a host's game clock (an engine protocol's): with `follow` the
+    /// clock replaces `own`, the player's own limit (a level meant to use the time it is
+    /// given); without, `own` stays and the clock only caps the search; `None` gives `own`
+    /// back.
+    pub fn host_clock(&mut self, clock: Option<Clock>, own: ThinkingLimit, follow: bool) {
+        self.limit = match clock {
+            Some(c) if follow => ThinkingLimit::Clock {
+                base: c.remaining,
+                increment: c.increment,
+            },
+            _ => own,
+        };
+        self.clock = clock;
+    }
+
     /// The deadline of the next move under the player's limit, `ply` plies into the game.
     pub fn deadline(&self, ply: u32) -> Deadline {
         match self.limit {
