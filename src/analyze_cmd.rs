@@ -1,8 +1,8 @@
 //! `tafl analyze`: the top moves of a position with visit share, value and principal variation.
 
 use tafl_engine::{
-    play_text, position_from_record, square_name, with_board, BitSet, Clock, Deadline, EvaluatorSpec, Game,
-    PlayerSpec, Rules, Ruleset, Search, SearchConfig, Side, ThinkingLimit,
+    play_text, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, PlayerSpec, Rules,
+    Ruleset, Search, SearchConfig, Side, ThinkingLimit,
 };
 
 /// What to analyse.
@@ -75,15 +75,7 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
         ThinkingLimit::Simulations => player.limit,
         given => given,
     };
-    let deadline = match limit {
-        ThinkingLimit::Simulations => Deadline::none(),
-        ThinkingLimit::MoveTime(d) => Deadline::fixed(d),
-        ThinkingLimit::Clock { base, increment } => Clock {
-            remaining: base,
-            increment,
-        }
-        .deadline(game.ply()),
-    };
+    let deadline = limit.deadline(None, game.ply());
     let config = SearchConfig {
         simulations: if deadline.is_timed() { u32::MAX } else { sims },
         ..SearchConfig::default()

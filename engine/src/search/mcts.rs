@@ -837,11 +837,8 @@ pub fn merge_results(
     temperature: f32,
     rng: &mut ChaCha8Rng,
 ) -> Option<SearchResult> {
-    let mut iter = results.into_iter();
-    let first = iter.next()?;
-    let mut all = vec![first];
-    all.extend(iter);
-    if all.len() == 1 {
+    let mut all = results;
+    if all.len() <= 1 {
         return all.pop();
     }
     let mut moves = all[0].moves.clone();

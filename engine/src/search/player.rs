@@ -5,7 +5,7 @@ use super::classic::{Heuristic, Rollout, Uniform};
 use super::config::SearchConfig;
 use super::evaluator::Evaluator;
 use super::mcts::{merge_results, Search, SearchResult};
-use super::time::{Clock, Deadline, ThinkingLimit, MOVE_OVERHEAD};
+use super::time::{Clock, Deadline, ThinkingLimit};
 use crate::bitset::BitSet;
 use crate::game::Game;
 use crate::position::Move;
@@ -211,25 +211,7 @@ impl<B: BitSet> Player<B> {
 
     /// The deadline of the next move under the player's limit, `ply` plies into the game.
     pub fn deadline(&self, ply: u32) -> Deadline {
-        match self.limit {
-            // A player that thinks by simulations but has a clock (a protocol host's) still
-            // never runs it out: the clock's hard budget caps the search.
-            ThinkingLimit::Simulations => match self.clock {
-                Some(c) => Deadline {
-                    soft: None,
-                    hard: c.deadline(ply).hard,
-                },
-                None => Deadline::none(),
-            },
-            ThinkingLimit::MoveTime(d) => Deadline::fixed(d.saturating_sub(MOVE_OVERHEAD)),
-            ThinkingLimit::Clock { base, increment } => self
-                .clock
-                .unwrap_or(Clock {
-                    remaining: base,
-                    increment,
-                })
-                .deadline(ply),
-        }
+        self.limit.deadline(self.clock, ply)
     }
 
     /// The spec the player was built from.

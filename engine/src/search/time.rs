@@ -56,6 +56,26 @@ impl ThinkingLimit {
         Ok(ThinkingLimit::Clock { base, increment })
     }
 
+    /// The deadline of the next move, `ply` plies into the game, under this limit and the
+    /// player's `clock` (kept by a match or a host): none for simulations alone, but a clock
+    /// caps even a search by simulations, so that it never runs out; a time per move less
+    /// [`MOVE_OVERHEAD`]; a clock limit with no clock yet starts from its base time.
+    pub fn deadline(&self, clock: Option<Clock>, ply: u32) -> Deadline {
+        match *self {
+            ThinkingLimit::Simulations => Deadline {
+                soft: None,
+                hard: clock.and_then(|c| c.deadline(ply).hard),
+            },
+            ThinkingLimit::MoveTime(d) => Deadline::fixed(d.saturating_sub(MOVE_OVERHEAD)),
+            ThinkingLimit::Clock { base, increment } => clock
+                .unwrap_or(Clock {
+                    remaining: base,
+                    increment,
+                })
+                .deadline(ply),
+        }
+    }
+
     /// The limit as command-line text (`--movetime 2` / `--clock 60+1`), empty for simulations.
     pub fn flag(&self) -> String {
         match self {
@@ -280,6 +300,25 @@ mod tests {
             increment: Duration::from_secs(1),
         };
         assert!(inc.budget(10).0 >= short.budget(10).0 + Duration::from_millis(700));
+    }
+
+    #[test]
+    fn each_limit_gives_its_deadline_and_a_clock_caps_simulations() {
+        let clock = Clock {
+            remaining: Duration::from_secs(10),
+            increment: Duration::ZERO,
+        };
+        assert_eq!(ThinkingLimit::Simulations.deadline(None, 0), Deadline::none());
+        let capped = ThinkingLimit::Simulations.deadline(Some(clock), 0);
+        assert!(capped.soft.is_none() && capped.hard.is_some());
+        let timed = ThinkingLimit::MoveTime(Duration::from_secs(1)).deadline(None, 0);
+        assert!(timed.hard.is_some() && timed.soft == timed.hard);
+        let by_clock = ThinkingLimit::Clock {
+            base: Duration::from_secs(10),
+            increment: Duration::ZERO,
+        }
+        .deadline(None, 0);
+        assert!(by_clock.soft.unwrap() < by_clock.hard.unwrap());
     }
 
     #[test]
