@@ -92,17 +92,11 @@ impl<B: BitSet> Game<B> {
         if rules.repetition == Repetition::Ignore {
             return Vec::new();
         }
-        let mut seen: Vec<u64> = Vec::new();
-        let mut twice: Vec<u64> = Vec::new();
-        for &h in &self.history {
-            if seen.contains(&h) {
-                if !twice.contains(&h) {
-                    twice.push(h);
-                }
-            } else {
-                seen.push(h);
-            }
-        }
+        // Called at every expansion: sorted, so one pass finds the repeats.
+        let mut sorted = self.history.clone();
+        sorted.sort_unstable();
+        let mut twice: Vec<u64> = sorted.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+        twice.dedup();
         twice
     }
 
