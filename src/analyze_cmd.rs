@@ -1,8 +1,10 @@
 //! `tafl analyze`: the top moves of a position with visit share, value and principal variation.
+//! The search and the game it starts from are shared with `tafl serve`'s analysis requests.
 
+use crate::players::Resolved;
 use tafl_engine::{
-    play_text, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, PlayerSpec, Rules,
-    Ruleset, Search, SearchConfig, Side, ThinkingLimit,
+    play_text, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, Move, PlayerSpec,
+    Rules, Ruleset, Search, SearchConfig, Side, ThinkingLimit,
 };
 
 /// What to analyse.
@@ -23,6 +25,144 @@ pub struct Request<'a> {
     pub limit: ThinkingLimit,
 }
 
+/// The game a request describes: a position (an OpenTafl record, the start when absent) and
+/// the moves played from it, each checked as typed moves are (captures written must be the
+/// ones made). Errors name the field they come from (`position_field`, `moves_field`) and,
+/// for a move, its number and text.
+pub fn game_from<B: BitSet>(
+    rules: &Rules<B>,
+    position: Option<&str>,
+    to_move: Option<Side>,
+    moves: &[String],
+    (position_field, moves_field): (&str, &str),
+) -> Result<Game<B>, String> {
+    let start = match position {
+        Some(text) => {
+            let side = to_move.unwrap_or(rules.ruleset.file.first);
+            position_from_record(rules, text, side).map_err(|e| format!("{position_field}: {e}"))?
+        }
+        None => tafl_engine::Position::start(rules),
+    };
+    let mut game = Game::from_position(rules, start);
+    for (i, text) in moves.iter().enumerate() {
+        play_text(rules, &mut game, text).map_err(|e| {
+            format!(
+                "{moves_field}, move {} (`{}`): {e}",
+                i + 1,
+                tafl_engine::input::quote(text)
+            )
+        })?;
+    }
+    Ok(game)
+}
+
+/// One root move of an analysis.
+#[derive(Clone, Debug)]
+pub struct Line {
+    /// The move.
+    pub mv: Move,
+    /// Its share of the root's visits, 0 to 1.
+    pub share: f64,
+    /// Its mean value for the side to move, -1 to 1.
+    pub value: f32,
+    /// The evaluator's prior.
+    pub prior: f32,
+    /// The line the search expects after it, the move included.
+    pub pv: Vec<Move>,
+    /// Proven result for the side to move: 1 win, 0 draw, -1 loss.
+    pub proven: Option<i8>,
+}
+
+/// What a search found in a position: its value and the best root moves, best first.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// What searched: `model shipped`, `heuristic`, ...
+    pub evaluator: String,
+    /// Simulations run.
+    pub simulations: u32,
+    /// The position's value for the side to move, -1 to 1.
+    pub value: f32,
+    /// Proven result of the position for the side to move.
+    pub proven: Option<i8>,
+    /// The best moves, best first, at most the `top` asked for.
+    pub lines: Vec<Line>,
+}
+
+/// Searches the position of `game` with `player` (resolved as play resolves it: a level's
+/// fallback plays under rules that ship no network) for `limit` (the player's own when
+/// `Simulations`), stopping at `cutoff` whatever the limit. `Ok(None)` when the game is over.
+pub fn analyse<B: BitSet>(
+    rules: &Rules<B>,
+    game: &Game<B>,
+    player: &Resolved,
+    limit: ThinkingLimit,
+    seed: u64,
+    top: usize,
+    cutoff: Option<std::time::Instant>,
+) -> Result<Option<Analysis>, String> {
+    if game.outcome().is_some() {
+        return Ok(None);
+    }
+    let player = player.for_rules(&rules.ruleset);
+    let (eval_spec, sims) = match player.spec {
+        PlayerSpec::Mcts {
+            evaluator,
+            simulations,
+        } => (evaluator, simulations),
+        _ => {
+            return Err(format!(
+                "`{}`: analysis needs a search player (mcts:... or a level that searches)",
+                player.label
+            ))
+        }
+    };
+    let evaluator = crate::players::evaluator::<B>(&eval_spec, rules)?;
+    let limit = match limit {
+        ThinkingLimit::Simulations => player.limit,
+        given => given,
+    };
+    let deadline = limit.deadline(None, game.ply()).cut_at(cutoff);
+    let config = SearchConfig {
+        simulations: if limit != ThinkingLimit::Simulations {
+            u32::MAX
+        } else {
+            sims
+        },
+        ..SearchConfig::default()
+    };
+    let mut search = Search::new(config, game, seed);
+    let Some(res) = search.run_until(rules, evaluator.as_ref(), 0.0, deadline) else {
+        return Err("no legal move to analyse".into());
+    };
+    let total: u32 = res.moves.iter().map(|m| m.visits).sum::<u32>().max(1);
+    let lines = res
+        .ranked()
+        .into_iter()
+        .take(top)
+        .map(|i| {
+            let m = &res.moves[i];
+            Line {
+                mv: m.mv,
+                share: m.visits as f64 / total as f64,
+                value: m.q,
+                prior: m.prior,
+                pv: search.line(m.mv),
+                proven: m.proven,
+            }
+        })
+        .collect();
+    Ok(Some(Analysis {
+        evaluator: match &eval_spec {
+            EvaluatorSpec::Model(p) => format!("model {p}"),
+            other => format!("{other:?}").to_lowercase(),
+        },
+        simulations: res.simulations,
+        value: res.value,
+        proven: res.proven,
+        lines,
+    }))
+}
+
 /// Runs the command.
 pub fn run(rs: &Ruleset, req: &Request) -> Result<(), String> {
     with_board!(rs, B, rules => analyze::<B>(&rules, req))
@@ -30,24 +170,7 @@ pub fn run(rs: &Ruleset, req: &Request) -> Result<(), String> {
 
 fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
     let n = rules.n;
-    let start = match req.position {
-        Some(text) => {
-            let side = req.to_move.unwrap_or(rules.ruleset.file.first);
-            position_from_record(rules, text, side).map_err(|e| format!("--position: {e}"))?
-        }
-        None => tafl_engine::Position::start(rules),
-    };
-    let mut game = Game::from_position(rules, start);
-    for (i, text) in req.moves.iter().enumerate() {
-        // The rule of game records and `tafl play`: captures written must be the ones made.
-        play_text(rules, &mut game, text).map_err(|e| {
-            format!(
-                "--moves, move {} (`{}`): {e}",
-                i + 1,
-                tafl_engine::input::quote(text)
-            )
-        })?;
-    }
+    let game = game_from(rules, req.position, req.to_move, req.moves, ("--position", "--moves"))?;
     print!("{}", game.position().diagram(rules, &[]));
     println!("{} to move, ply {}", game.position().to_move(), game.ply());
     if let Some(o) = game.outcome() {
@@ -56,45 +179,16 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
     }
     // The same resolution as play: `level:N` included, with its fallback under rules that
     // ship no network.
-    let player = crate::players::resolve(req.player)?.for_rules(&rules.ruleset);
-    let (eval_spec, sims) = match player.spec {
-        PlayerSpec::Mcts {
-            evaluator,
-            simulations,
-        } => (evaluator, simulations),
-        _ => {
-            return Err(format!(
-                "--player `{}`: analysis needs a search player (mcts:... or a level that searches)",
-                req.player
-            ))
-        }
-    };
-    let evaluator = crate::players::evaluator::<B>(&eval_spec, rules)?;
-    // The player's own limit (a level's movetime) unless the command line gives one.
-    let limit = match req.limit {
-        ThinkingLimit::Simulations => player.limit,
-        given => given,
-    };
-    let deadline = limit.deadline(None, game.ply());
-    let config = SearchConfig {
-        simulations: if deadline.is_timed() { u32::MAX } else { sims },
-        ..SearchConfig::default()
-    };
-    let mut search = Search::new(config, &game, req.seed);
-    let Some(res) = search.run_until(rules, evaluator.as_ref(), 0.0, deadline) else {
-        return Err("no legal move to analyse".into());
-    };
-    let total: u32 = res.moves.iter().map(|m| m.visits).sum::<u32>().max(1);
-    let order = res.ranked();
+    let player = crate::players::resolve(req.player)?;
+    let analysis = analyse(rules, &game, &player, req.limit, req.seed, req.top, None)
+        .map_err(|e| format!("--player {e}"))?
+        .ok_or("the game is over")?;
     println!(
         "{} with {} simulations: value {:+.3}{}",
-        match &eval_spec {
-            EvaluatorSpec::Model(p) => format!("model {p}"),
-            other => format!("{other:?}").to_lowercase(),
-        },
-        res.simulations,
-        res.value,
-        match res.proven {
+        analysis.evaluator,
+        analysis.simulations,
+        analysis.value,
+        match analysis.proven {
             Some(1) => ", proven win",
             Some(0) => ", proven draw",
             Some(_) => ", proven loss",
@@ -105,10 +199,9 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
         "{:<4} {:<10} {:>7} {:>7} {:>7}  line",
         "#", "move", "visits", "value", "prior"
     );
-    for (rank, &i) in order.iter().take(req.top).enumerate() {
-        let m = &res.moves[i];
+    for (rank, m) in analysis.lines.iter().enumerate() {
         let mut line = String::new();
-        for mv in &search.line(m.mv) {
+        for mv in &m.pv {
             line.push_str(&format!("{}-{} ", square_name(n, mv.from), square_name(n, mv.to)));
         }
         let proven = match m.proven {
@@ -121,8 +214,8 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
             "{:<4} {:<10} {:>6.1}% {:>+7.3} {:>7.3}  {}{}",
             rank + 1,
             m.mv.text(n),
-            100.0 * m.visits as f64 / total as f64,
-            m.q,
+            100.0 * m.share,
+            m.value,
             m.prior,
             line.trim_end(),
             proven

@@ -291,6 +291,16 @@ enum Command {
         #[arg(long)]
         out: String,
     },
+    /// Serve the AI over HTTP for web games, with a page to play in a browser at `/`.
+    ///
+    /// JSON API (every request carries its whole game, so instances can sit behind a load
+    /// balancer): GET /api/rulesets, GET /api/rulesets/ID (rules panel, knobs, OpenTafl string),
+    /// POST /api/rules, GET /api/levels, POST /api/state (legal moves and status of a move
+    /// list), POST /api/move (the AI's move for a level, with value and principal variation),
+    /// POST /api/analyze (top moves), GET /health, GET /metrics (Prometheus). Bad input gets a
+    /// 4xx with `{"error": ...}`; a full search queue gets 503 with Retry-After. The README's
+    /// "Serving" section has the request shapes.
+    Serve(crate::serve::ServeArgs),
     /// Measure engine speed: move generation and random-game plies per second, one thread.
     Bench {
         /// Rulesets to measure (comma separated).
@@ -610,6 +620,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 }
             }
         }
+        Command::Serve(args) => crate::serve::run(args),
         Command::Export { checkpoint, out } => {
             crate::export_cmd::run(std::path::Path::new(&checkpoint), std::path::Path::new(&out))
         }

@@ -16,6 +16,7 @@ mod play_cmd;
 mod players;
 mod random_cmd;
 mod replay_cmd;
+mod serve;
 mod thinking;
 
 use clap::Parser;

@@ -153,6 +153,9 @@ pub struct Player<B: BitSet> {
     /// Search threads: independent trees searched at once, their root statistics merged
     /// (root parallelism). 1 by default; a game against a person can use every core.
     pub threads: usize,
+    /// A time past which no search goes, whatever the limit (a server's deadline for the
+    /// request that asked for the move); `None` by default.
+    pub cutoff: Option<std::time::Instant>,
 }
 
 impl<B: BitSet> Player<B> {
@@ -191,6 +194,7 @@ impl<B: BitSet> Player<B> {
             limit: ThinkingLimit::Simulations,
             clock: None,
             threads: 1,
+            cutoff: None,
         })
     }
 
@@ -211,7 +215,7 @@ impl<B: BitSet> Player<B> {
 
     /// The deadline of the next move under the player's limit, `ply` plies into the game.
     pub fn deadline(&self, ply: u32) -> Deadline {
-        self.limit.deadline(self.clock, ply)
+        self.limit.deadline(self.clock, ply).cut_at(self.cutoff)
     }
 
     /// The spec the player was built from.

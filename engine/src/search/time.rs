@@ -160,6 +160,15 @@ impl Deadline {
             hard: Some(at),
         }
     }
+    /// The same deadline, but never past `at` (a server's deadline for the whole request).
+    pub fn cut_at(self, at: Option<Instant>) -> Deadline {
+        let Some(at) = at else { return self };
+        let cut = |d: Option<Instant>| Some(d.map_or(at, |d| d.min(at)));
+        Deadline {
+            soft: self.soft.map(|s| s.min(at)),
+            hard: cut(self.hard),
+        }
+    }
     /// Whether the search has a time limit.
     pub fn is_timed(&self) -> bool {
         self.hard.is_some()

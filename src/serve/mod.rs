@@ -1,0 +1,318 @@
+//! `tafl serve`: the AI behind a web game, over HTTP, and a page to play it in a browser.
+//!
+//! Stateless per request (each carries its game), so that several instances can sit behind a
+//! load balancer. Searches run on a fixed pool with a bounded queue (see [`limits`]); every
+//! request is answered within the operator's deadline; the server binds to loopback unless told
+//! otherwise, and answers cross-origin requests only from the origins the operator names.
+
+mod api;
+mod limits;
+mod metrics;
+mod page;
+
+use crate::players::Resolved;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use limits::{Caps, SearchPool};
+use metrics::Metrics;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tafl_engine::Ruleset;
+
+/// The options of `tafl serve`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on. Loopback by default; give `0.0.0.0:8080` to serve other machines
+    /// (behind a reverse proxy or load balancer). Port 0 picks a free port, printed at start.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// Searches run at once, each on its own thread (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub searches: Option<usize>,
+    /// Searches that may wait for a thread; past that, requests for a move or an analysis are
+    /// answered 503 with Retry-After at once (default: 4 per search thread).
+    #[arg(long, value_name = "N")]
+    pub queue: Option<usize>,
+    /// Every request is answered within this many seconds (searches stop in time; a search
+    /// still waiting in the queue then is answered 503).
+    #[arg(long, value_name = "SECONDS", default_value_t = 20.0)]
+    pub request_timeout: f64,
+    /// Longest `movetime` a request may ask for, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub max_movetime: f64,
+    /// Most `simulations` a request may ask for.
+    #[arg(long, value_name = "N", default_value_t = 5000)]
+    pub max_simulations: u32,
+    /// Most moves in a request's move list.
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    pub max_moves: usize,
+    /// Largest request body, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 65536)]
+    pub max_body: usize,
+    /// An origin whose pages may call the API from a browser (`https://game.example`),
+    /// repeatable; none by default (the embedded page is same-origin and needs none).
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    pub cors_origins: Vec<String>,
+    /// A player spec requests may ask for by name besides the levels (`mcts:heuristic:800`,
+    /// `mcts:model=runs/x:200`), repeatable. Models are loaded from the paths given here, never
+    /// from a request.
+    #[arg(long = "allow-player", value_name = "SPEC")]
+    pub allow_players: Vec<String>,
+    /// A rules file (TOML, OpenTafl rules string or .otg) to offer besides the built-in
+    /// rulesets, by its id; repeatable.
+    #[arg(long = "rules", value_name = "FILE")]
+    pub rules_files: Vec<String>,
+}
+
+/// What every handler shares: the operator's configuration, the search pool and the metrics.
+pub struct Server {
+    caps: Caps,
+    pool: SearchPool,
+    metrics: Arc<Metrics>,
+    /// Levels: number, description, resolved player.
+    levels: Vec<(u32, String, Resolved)>,
+    /// Player specs the operator allowed, as written, and resolved.
+    players: Vec<(String, Resolved)>,
+    /// Rulesets offered by id: the built-in ones, then the operator's.
+    rulesets: Vec<Ruleset>,
+    cors_origins: Vec<HeaderValue>,
+}
+
+fn seconds(flag: &str, v: f64, max: f64) -> Result<Duration, String> {
+    if !(v.is_finite() && v > 0.0 && v <= max) {
+        return Err(format!("{flag}: {v} is not allowed; give seconds above 0, at most {max}"));
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+impl Server {
+    /// Checks the options and resolves what the server offers (levels, players, rulesets).
+    pub fn new(args: &ServeArgs) -> Result<Server, String> {
+        let request_timeout = seconds("--request-timeout", args.request_timeout, 3600.0)?;
+        let max_movetime = seconds("--max-movetime", args.max_movetime, 3600.0)?;
+        if max_movetime >= request_timeout {
+            return Err(format!(
+                "--max-movetime {} must be below --request-timeout {}",
+                args.max_movetime, args.request_timeout
+            ));
+        }
+        if args.max_simulations == 0 || args.max_moves == 0 || args.max_body < 64 {
+            return Err("--max-simulations and --max-moves must be at least 1, --max-body at least 64".into());
+        }
+        let searches = match args.searches {
+            Some(0) => return Err("--searches must be at least 1".into()),
+            Some(n) => crate::limits::clamp_threads(n, crate::limits::cores()).0,
+            None => crate::players::cores(),
+        };
+        let queue = args.queue.unwrap_or(4 * searches).min(1_000_000);
+        let caps = Caps {
+            max_body: args.max_body,
+            max_moves: args.max_moves,
+            max_movetime,
+            max_simulations: args.max_simulations,
+            max_top: 20,
+            request_timeout,
+        };
+        let levels = crate::players::levels()?;
+        let mut resolved = Vec::new();
+        for l in &levels.0 {
+            resolved.push((l.level, l.description.clone(), crate::players::level(l.level)?));
+        }
+        let mut players = Vec::new();
+        for spec in &args.allow_players {
+            players.push((spec.clone(), crate::players::resolve(spec).map_err(|e| format!("--allow-player: {e}"))?));
+        }
+        let mut rulesets: Vec<Ruleset> = tafl_engine::BUILTIN_IDS.iter().map(|id| Ruleset::builtin(id)).collect();
+        for path in &args.rules_files {
+            let rs = Ruleset::load(path).map_err(|e| format!("--rules: {e}"))?;
+            if rulesets.iter().any(|r| r.id() == rs.id()) {
+                return Err(format!("--rules `{path}`: a ruleset with id `{}` is already offered", rs.id()));
+            }
+            rulesets.push(rs);
+        }
+        let mut cors_origins = Vec::new();
+        for o in &args.cors_origins {
+            let ok = (o.starts_with("http://") || o.starts_with("https://")) && !o.ends_with('/');
+            let v = HeaderValue::from_str(o).ok().filter(|_| ok).ok_or_else(|| {
+                format!("--cors-origin `{o}`: give an origin as a browser sends it, `https://game.example` (scheme, host, port if any, no path)")
+            })?;
+            cors_origins.push(v);
+        }
+        let metrics = Arc::new(Metrics::default());
+        let pool = SearchPool::new(searches, queue, metrics.clone())?;
+        Ok(Server {
+            caps,
+            pool,
+            metrics,
+            levels: resolved,
+            players,
+            rulesets,
+            cors_origins,
+        })
+    }
+}
+
+/// The routes, for the server and for tests.
+pub fn router(server: Arc<Server>) -> Router {
+    let max_body = server.caps.max_body;
+    Router::new()
+        .route("/", get(page::index))
+        .route("/app.js", get(page::script))
+        .route("/style.css", get(page::style))
+        .route("/health", get(health))
+        .route("/metrics", get(metrics_text))
+        .route("/api/rulesets", get(api::rulesets))
+        .route("/api/rulesets/{id}", get(api::ruleset))
+        .route("/api/rules", post(api::rules))
+        .route("/api/levels", get(api::levels))
+        .route("/api/state", post(api::state))
+        .route("/api/move", post(api::ai_move))
+        .route("/api/analyze", post(api::analyze))
+        .fallback(not_found)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(axum::extract::DefaultBodyLimit::max(max_body))
+        .layer(axum::middleware::from_fn_with_state(server.clone(), guard))
+        .with_state(server)
+}
+
+async fn not_found() -> api::ApiError {
+    api::ApiError::new(StatusCode::NOT_FOUND, "no such endpoint; see `tafl serve --help` or the README")
+}
+
+async fn wrong_method(method: Method) -> api::ApiError {
+    api::ApiError::new(StatusCode::METHOD_NOT_ALLOWED, format!("method {method} is not allowed here"))
+}
+
+async fn health(State(s): State<Arc<Server>>) -> impl IntoResponse {
+    use std::sync::atomic::Ordering;
+    axum::Json(serde_json::json!({
+        "status": "ok",
+        "searches_in_flight": s.metrics.in_flight.load(Ordering::Relaxed),
+        "queue_length": s.metrics.queued.load(Ordering::Relaxed),
+        "queue_capacity": s.pool.queue_capacity(),
+        "search_threads": s.pool.workers(),
+    }))
+}
+
+async fn metrics_text(State(s): State<Arc<Server>>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        s.metrics.render(),
+    )
+}
+
+/// The route templates metrics are kept by (a bounded set, whatever paths clients send).
+const ROUTES: [&str; 12] = [
+    "/",
+    "/app.js",
+    "/style.css",
+    "/health",
+    "/metrics",
+    "/api/rulesets",
+    "/api/rulesets/{id}",
+    "/api/rules",
+    "/api/levels",
+    "/api/state",
+    "/api/move",
+    "/api/analyze",
+];
+
+/// Around every request: its deadline, CORS for the operator's origins, and its metrics.
+async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .and_then(|m| ROUTES.iter().find(|r| **r == m.as_str()).copied())
+        .unwrap_or("other");
+    let origin = req
+        .headers()
+        .get(header::ORIGIN)
+        .filter(|o| s.cors_origins.contains(o))
+        .cloned();
+    let mut response = if req.method() == Method::OPTIONS {
+        // A preflight: allowed for the operator's origins only.
+        match &origin {
+            Some(_) => {
+                let mut r = StatusCode::NO_CONTENT.into_response();
+                let h = r.headers_mut();
+                h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, POST"));
+                h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("content-type"));
+                h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+                r
+            }
+            None => api::ApiError::new(StatusCode::FORBIDDEN, "cross-origin requests from this origin are not allowed").into_response(),
+        }
+    } else {
+        match tokio::time::timeout(s.caps.request_timeout, next.run(req)).await {
+            Ok(r) => r,
+            Err(_) => api::ApiError::new(
+                StatusCode::GATEWAY_TIMEOUT,
+                format!("no answer within the request deadline of {} s", s.caps.request_timeout.as_secs_f64()),
+            )
+            .into_response(),
+        }
+    };
+    if let Some(o) = origin {
+        let h = response.headers_mut();
+        h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, o);
+        h.insert(header::VARY, HeaderValue::from_static("Origin"));
+    }
+    s.metrics
+        .request(route, response.status().as_u16(), start.elapsed().as_secs_f64());
+    response
+}
+
+/// Runs `tafl serve` until Ctrl-C or SIGTERM.
+pub fn run(args: ServeArgs) -> Result<(), String> {
+    let server = Arc::new(Server::new(&args)?);
+    let searches = server.pool.workers();
+    let queue = server.pool.queue_capacity();
+    // The runtime only moves bytes; searches have their own threads.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&args.bind)
+            .await
+            .map_err(|e| format!("--bind {}: {e}", args.bind))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        if !addr.ip().is_loopback() {
+            eprintln!("warning: serving {addr} to other machines (not loopback only)");
+        }
+        println!("listening on http://{addr} ({searches} search threads, queue of {queue})");
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        axum::serve(listener, router(server))
+            .with_graceful_shutdown(shutdown())
+            .await
+            .map_err(|e| format!("server: {e}"))
+    })
+}
+
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
