@@ -45,7 +45,12 @@ async function init() {
     const [rs, lv] = await Promise.all([api("/api/rulesets"), api("/api/levels")]);
     for (const r of rs.rulesets) $("rules").add(new Option(`${r.name} (${r.size}×${r.size})`, r.id));
     $("rules").value = "brandubh";
-    for (const l of lv.levels) $("level").add(new Option(`${l.level}: ${l.description}`, l.level));
+    for (const l of lv.levels) {
+      // The first sentence in the menu, the whole description as its tooltip.
+      const o = new Option(`${l.level}: ${l.description.split(/[.(,;]/)[0]}`, l.level);
+      o.title = `${l.description} ${l.player}`;
+      $("level").add(o);
+    }
     $("level").value = "3";
     const searching = lv.levels.filter((l) => l.searches).map((l) => l.level);
     game.strongest = searching.length ? Math.max(...searching) : null;

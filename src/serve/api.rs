@@ -56,8 +56,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut r = (self.status, Json(json!({ "error": self.message }))).into_response();
         if let Some(s) = self.retry_after {
-            r.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(s));
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(s));
         }
         r
     }
@@ -119,7 +118,8 @@ impl Server {
             return Ok(rs.clone());
         }
         if text.contains(':') {
-            return ruleset_from_opentafl(text).map_err(|e| ApiError::bad(format!("rules (OpenTafl rules string): {e}")));
+            return ruleset_from_opentafl(text)
+                .map_err(|e| ApiError::bad(format!("rules (OpenTafl rules string): {e}")));
         }
         Err(ApiError::bad(format!(
             "rules `{}`: no such ruleset; give one of {} or an OpenTafl rules string",
@@ -153,7 +153,12 @@ impl Server {
                 .iter()
                 .find(|(l, _, _)| *l == n)
                 .map(|(_, _, r)| r.clone())
-                .ok_or_else(|| ApiError::bad(format!("level: no level {n}; levels are 1..={}", self.levels.len())))?,
+                .ok_or_else(|| {
+                    ApiError::bad(format!(
+                        "level: no level {n}; levels are 1..={}",
+                        self.levels.len()
+                    ))
+                })?,
             (None, Some(spec), _) => self
                 .players
                 .iter()
@@ -166,22 +171,38 @@ impl Server {
                         if self.players.is_empty() {
                             "ask for a `level`".to_string()
                         } else {
-                            format!("offered: {}", self.players.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>().join(", "))
+                            format!(
+                                "offered: {}",
+                                self.players
+                                    .iter()
+                                    .map(|(s, _)| s.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
                         }
                     ))
                 })?,
-            (None, None, None) => return Err(ApiError::bad("give a `level` (or a `player` the server offers)")),
+            (None, None, None) => {
+                return Err(ApiError::bad("give a `level` (or a `player` the server offers)"))
+            }
         };
         if let Some(t) = req.movetime {
             let max = self.caps.max_movetime.as_secs_f64();
             if !(t.is_finite() && t > 0.0) {
-                return Err(ApiError::bad(format!("movetime: {t} is not a number of seconds above 0")));
+                return Err(ApiError::bad(format!(
+                    "movetime: {t} is not a number of seconds above 0"
+                )));
             }
             if t > max {
-                return Err(ApiError::bad(format!("movetime: {t} s is too long; at most {max} s")));
+                return Err(ApiError::bad(format!(
+                    "movetime: {t} s is too long; at most {max} s"
+                )));
             }
             if !matches!(player.spec, PlayerSpec::Mcts { .. }) {
-                return Err(ApiError::bad(format!("movetime: {} does not search", player.label)));
+                return Err(ApiError::bad(format!(
+                    "movetime: {} does not search",
+                    player.label
+                )));
             }
             player.limit = ThinkingLimit::MoveTime(Duration::from_secs_f64(t));
         }
@@ -241,14 +262,13 @@ fn state_json<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> Value {
             v
         })
         .collect();
-    let mut legal = serde_json::Map::new();
+    let mut legal: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     if game.outcome().is_none() {
         for m in pos.moves(rules).iter() {
             legal
                 .entry(square_name(n, m.from).to_string())
-                .or_insert_with(|| Value::Array(Vec::new()))
-                .as_array_mut()
-                .map(|a| a.push(Value::String(square_name(n, m.to).to_string())));
+                .or_default()
+                .push(square_name(n, m.to).to_string());
         }
     }
     let outcome = game.outcome().map(|o| {
@@ -380,7 +400,10 @@ fn refused(e: Refused) -> ApiError {
             message: "no search thread came free before the request's deadline; try again shortly".into(),
             retry_after: Some(2),
         },
-        Refused::Failed => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the search failed (a bug: see the server's log)"),
+        Refused::Failed => ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the search failed (a bug: see the server's log)",
+        ),
     }
 }
 
@@ -452,7 +475,10 @@ pub async fn analyze(State(s): State<Arc<Server>>, body: Result<Bytes, BytesReje
     s.check_moves(&req.moves)?;
     let top = req.top.unwrap_or(3);
     if top == 0 || top > s.caps.max_top {
-        return Err(ApiError::bad(format!("top: {top}; allowed 1 to {}", s.caps.max_top)));
+        return Err(ApiError::bad(format!(
+            "top: {top}; allowed 1 to {}",
+            s.caps.max_top
+        )));
     }
     let rs = s.ruleset(&req.rules)?;
     let strongest = s.levels.iter().map(|(n, _, _)| *n).max();

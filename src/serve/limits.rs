@@ -150,7 +150,8 @@ mod tests {
     use super::*;
 
     fn runtime() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_current_thread()
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
             .enable_all()
             .build()
             .unwrap()
@@ -190,7 +191,10 @@ mod tests {
             // A job whose deadline passed before it started is not run.
             assert_eq!(pool.run(Instant::now(), || 5).await, Err(Refused::Expired));
             // A panic is a failed job, and the thread goes on.
-            assert_eq!(pool.run(far, || -> i32 { panic!("boom") }).await, Err(Refused::Failed));
+            assert_eq!(
+                pool.run(far, || -> i32 { panic!("boom") }).await,
+                Err(Refused::Failed)
+            );
             assert_eq!(pool.run(far, || 6).await, Ok(6));
             assert_eq!(metrics.queued.load(Ordering::Relaxed), 0);
             assert_eq!(metrics.in_flight.load(Ordering::Relaxed), 0);

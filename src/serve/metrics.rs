@@ -119,12 +119,48 @@ impl Metrics {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}");
         };
         let load = |a: &AtomicUsize| a.load(Ordering::Relaxed) as u64;
-        gauge(&mut out, "tafl_searches_in_flight", "Searches running now.", "gauge", load(&self.in_flight));
-        gauge(&mut out, "tafl_search_queue_length", "Searches waiting for a search thread.", "gauge", load(&self.queued));
-        gauge(&mut out, "tafl_search_queue_capacity", "Searches that may wait before requests are refused with 503.", "gauge", load(&self.queue_capacity));
-        gauge(&mut out, "tafl_search_threads", "Search threads (searches run at once).", "gauge", load(&self.workers));
-        gauge(&mut out, "tafl_searches_rejected_total", "Searches refused with 503 because the queue was full.", "counter", self.rejected.load(Ordering::Relaxed));
-        gauge(&mut out, "tafl_searches_expired_total", "Searches dropped because their request's deadline passed while they waited.", "counter", self.expired.load(Ordering::Relaxed));
+        gauge(
+            &mut out,
+            "tafl_searches_in_flight",
+            "Searches running now.",
+            "gauge",
+            load(&self.in_flight),
+        );
+        gauge(
+            &mut out,
+            "tafl_search_queue_length",
+            "Searches waiting for a search thread.",
+            "gauge",
+            load(&self.queued),
+        );
+        gauge(
+            &mut out,
+            "tafl_search_queue_capacity",
+            "Searches that may wait before requests are refused with 503.",
+            "gauge",
+            load(&self.queue_capacity),
+        );
+        gauge(
+            &mut out,
+            "tafl_search_threads",
+            "Search threads (searches run at once).",
+            "gauge",
+            load(&self.workers),
+        );
+        gauge(
+            &mut out,
+            "tafl_searches_rejected_total",
+            "Searches refused with 503 because the queue was full.",
+            "counter",
+            self.rejected.load(Ordering::Relaxed),
+        );
+        gauge(
+            &mut out,
+            "tafl_searches_expired_total",
+            "Searches dropped because their request's deadline passed while they waited.",
+            "counter",
+            self.expired.load(Ordering::Relaxed),
+        );
         out.push_str("# HELP tafl_search_duration_seconds Time a search ran on its thread.\n");
         out.push_str("# TYPE tafl_search_duration_seconds histogram\n");
         self.search_seconds
@@ -145,10 +181,17 @@ mod tests {
         m.request("/api/move", 200, 0.2);
         m.request("/api/move", 503, 0.0001);
         let text = m.render();
-        assert!(text.contains("tafl_http_requests_total{route=\"/api/move\",status=\"200\"} 2"), "{text}");
+        assert!(
+            text.contains("tafl_http_requests_total{route=\"/api/move\",status=\"200\"} 2"),
+            "{text}"
+        );
         assert!(text.contains("tafl_http_requests_total{route=\"/api/move\",status=\"503\"} 1"));
-        assert!(text.contains("tafl_http_request_duration_seconds_bucket{route=\"/api/move\",le=\"0.001\"} 1"));
-        assert!(text.contains("tafl_http_request_duration_seconds_bucket{route=\"/api/move\",le=\"0.005\"} 2"));
+        assert!(
+            text.contains("tafl_http_request_duration_seconds_bucket{route=\"/api/move\",le=\"0.001\"} 1")
+        );
+        assert!(
+            text.contains("tafl_http_request_duration_seconds_bucket{route=\"/api/move\",le=\"0.005\"} 2")
+        );
         assert!(text.contains("tafl_http_request_duration_seconds_bucket{route=\"/api/move\",le=\"+Inf\"} 3"));
         assert!(text.contains("tafl_http_request_duration_seconds_count{route=\"/api/move\"} 3"));
         assert!(text.contains("tafl_search_queue_capacity 8"));

@@ -84,7 +84,9 @@ pub struct Server {
 
 fn seconds(flag: &str, v: f64, max: f64) -> Result<Duration, String> {
     if !(v.is_finite() && v > 0.0 && v <= max) {
-        return Err(format!("{flag}: {v} is not allowed; give seconds above 0, at most {max}"));
+        return Err(format!(
+            "{flag}: {v} is not allowed; give seconds above 0, at most {max}"
+        ));
     }
     Ok(Duration::from_secs_f64(v))
 }
@@ -101,7 +103,9 @@ impl Server {
             ));
         }
         if args.max_simulations == 0 || args.max_moves == 0 || args.max_body < 64 {
-            return Err("--max-simulations and --max-moves must be at least 1, --max-body at least 64".into());
+            return Err(
+                "--max-simulations and --max-moves must be at least 1, --max-body at least 64".into(),
+            );
         }
         let searches = match args.searches {
             Some(0) => return Err("--searches must be at least 1".into()),
@@ -124,13 +128,22 @@ impl Server {
         }
         let mut players = Vec::new();
         for spec in &args.allow_players {
-            players.push((spec.clone(), crate::players::resolve(spec).map_err(|e| format!("--allow-player: {e}"))?));
+            players.push((
+                spec.clone(),
+                crate::players::resolve(spec).map_err(|e| format!("--allow-player: {e}"))?,
+            ));
         }
-        let mut rulesets: Vec<Ruleset> = tafl_engine::BUILTIN_IDS.iter().map(|id| Ruleset::builtin(id)).collect();
+        let mut rulesets: Vec<Ruleset> = tafl_engine::BUILTIN_IDS
+            .iter()
+            .map(|id| Ruleset::builtin(id))
+            .collect();
         for path in &args.rules_files {
             let rs = Ruleset::load(path).map_err(|e| format!("--rules: {e}"))?;
             if rulesets.iter().any(|r| r.id() == rs.id()) {
-                return Err(format!("--rules `{path}`: a ruleset with id `{}` is already offered", rs.id()));
+                return Err(format!(
+                    "--rules `{path}`: a ruleset with id `{}` is already offered",
+                    rs.id()
+                ));
             }
             rulesets.push(rs);
         }
@@ -180,11 +193,17 @@ pub fn router(server: Arc<Server>) -> Router {
 }
 
 async fn not_found() -> api::ApiError {
-    api::ApiError::new(StatusCode::NOT_FOUND, "no such endpoint; see `tafl serve --help` or the README")
+    api::ApiError::new(
+        StatusCode::NOT_FOUND,
+        "no such endpoint; see `tafl serve --help` or the README",
+    )
 }
 
 async fn wrong_method(method: Method) -> api::ApiError {
-    api::ApiError::new(StatusCode::METHOD_NOT_ALLOWED, format!("method {method} is not allowed here"))
+    api::ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("method {method} is not allowed here"),
+    )
 }
 
 async fn health(State(s): State<Arc<Server>>) -> impl IntoResponse {
@@ -240,19 +259,32 @@ async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Respon
             Some(_) => {
                 let mut r = StatusCode::NO_CONTENT.into_response();
                 let h = r.headers_mut();
-                h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, POST"));
-                h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("content-type"));
+                h.insert(
+                    header::ACCESS_CONTROL_ALLOW_METHODS,
+                    HeaderValue::from_static("GET, POST"),
+                );
+                h.insert(
+                    header::ACCESS_CONTROL_ALLOW_HEADERS,
+                    HeaderValue::from_static("content-type"),
+                );
                 h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
                 r
             }
-            None => api::ApiError::new(StatusCode::FORBIDDEN, "cross-origin requests from this origin are not allowed").into_response(),
+            None => api::ApiError::new(
+                StatusCode::FORBIDDEN,
+                "cross-origin requests from this origin are not allowed",
+            )
+            .into_response(),
         }
     } else {
         match tokio::time::timeout(s.caps.request_timeout, next.run(req)).await {
             Ok(r) => r,
             Err(_) => api::ApiError::new(
                 StatusCode::GATEWAY_TIMEOUT,
-                format!("no answer within the request deadline of {} s", s.caps.request_timeout.as_secs_f64()),
+                format!(
+                    "no answer within the request deadline of {} s",
+                    s.caps.request_timeout.as_secs_f64()
+                ),
             )
             .into_response(),
         }

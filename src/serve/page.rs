@@ -15,10 +15,7 @@ pub async fn index() -> impl IntoResponse {
 
 /// `GET /app.js`: the page's script.
 pub async fn script() -> impl IntoResponse {
-    (
-        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-        SCRIPT,
-    )
+    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], SCRIPT)
 }
 
 /// `GET /style.css`: the page's style sheet.

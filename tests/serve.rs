@@ -1,0 +1,507 @@
+//! `tafl serve` over real HTTP on loopback: the API's answers, its 4xx errors, the full queue's
+//! 503, deadlines, CORS and metrics.
+
+mod server;
+
+use serde_json::{json, Value};
+use server::Server;
+use std::time::{Duration, Instant};
+
+fn error_of(r: &server::Reply) -> String {
+    r.json()["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no `error` in {}", r.body))
+        .to_string()
+}
+
+/// Every bad request gets a 4xx whose JSON says what was wrong.
+#[test]
+fn bad_input_gets_a_4xx_json_error_that_says_what_was_wrong() {
+    let s = Server::start(&["--max-moves", "5", "--max-body", "2048", "--searches", "1"]);
+    let cases: Vec<(&str, String, u16, &str)> = vec![
+        ("/api/state", "not json".into(), 400, "request body"),
+        (
+            "/api/state",
+            json!({"moves": []}).to_string(),
+            400,
+            "missing field `rules`",
+        ),
+        (
+            "/api/state",
+            json!({"rules": "brandubh", "colour": 1}).to_string(),
+            400,
+            "unknown field `colour`",
+        ),
+        (
+            "/api/state",
+            json!({"rules": "chess"}).to_string(),
+            400,
+            "rules `chess`: no such ruleset",
+        ),
+        (
+            "/api/state",
+            json!({"rules": "/etc/passwd"}).to_string(),
+            400,
+            "no such ruleset",
+        ),
+        (
+            "/api/state",
+            json!({"rules": "brandubh", "moves": ["d1-d9"]}).to_string(),
+            400,
+            "moves, move 1 (`d1-d9`)",
+        ),
+        (
+            "/api/state",
+            json!({"rules": "brandubh", "moves": ["a4-a3", "d4-d7"]}).to_string(),
+            400,
+            "moves, move 2",
+        ),
+        (
+            "/api/state",
+            json!({"rules": "brandubh", "moves": vec!["a4-a3"; 6]}).to_string(),
+            413,
+            "at most 5",
+        ),
+        (
+            "/api/state",
+            json!({"rules": "brandubh", "position": "/8/"}).to_string(),
+            400,
+            "position",
+        ),
+        (
+            "/api/state",
+            json!({"rules": "dim:7 nonsense:x"}).to_string(),
+            400,
+            "OpenTafl rules string",
+        ),
+        (
+            "/api/state",
+            json!({"rules": "x".repeat(3000)}).to_string(),
+            413,
+            "length limit",
+        ),
+        (
+            "/api/move",
+            json!({"rules": "brandubh", "level": 99}).to_string(),
+            400,
+            "no level 99",
+        ),
+        (
+            "/api/move",
+            json!({"rules": "brandubh"}).to_string(),
+            400,
+            "give a `level`",
+        ),
+        (
+            "/api/move",
+            json!({"rules": "brandubh", "player": "mcts:model=/tmp/x:10"}).to_string(),
+            400,
+            "not offered",
+        ),
+        (
+            "/api/move",
+            json!({"rules": "brandubh", "level": 3, "movetime": 600}).to_string(),
+            400,
+            "movetime: 600 s is too long",
+        ),
+        (
+            "/api/move",
+            json!({"rules": "brandubh", "level": 3, "movetime": -1}).to_string(),
+            400,
+            "movetime",
+        ),
+        (
+            "/api/move",
+            json!({"rules": "brandubh", "level": 3, "simulations": 0}).to_string(),
+            400,
+            "simulations: 0",
+        ),
+        (
+            "/api/move",
+            json!({"rules": "brandubh", "level": 1, "simulations": 10}).to_string(),
+            400,
+            "does not search",
+        ),
+        (
+            "/api/analyze",
+            json!({"rules": "brandubh", "level": 1}).to_string(),
+            400,
+            "does not search",
+        ),
+        (
+            "/api/analyze",
+            json!({"rules": "brandubh", "level": 3, "top": 0}).to_string(),
+            400,
+            "top: 0",
+        ),
+        (
+            "/api/rules",
+            json!({"rules": "nope"}).to_string(),
+            400,
+            "no such ruleset",
+        ),
+    ];
+    for (path, body, status, says) in cases {
+        let r = s.post(path, &body);
+        assert_eq!(r.status, status, "{path} {body}: {}", r.body);
+        assert!(
+            r.header("content-type")
+                .unwrap_or("")
+                .starts_with("application/json"),
+            "{path} {body}"
+        );
+        let e = error_of(&r);
+        assert!(e.contains(says), "{path} {body}: `{e}` does not say `{says}`");
+    }
+    // A finished game has no AI move: 409.
+    let over = json!({"rules": "brandubh", "position": "/7/7/K6/6t/3T3/7/7/", "to_move": "defenders", "moves": ["a3-a1"], "level": 1});
+    let r = s.post("/api/move", &over.to_string());
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(error_of(&r).contains("the game is over"));
+    let r = s.get("/api/nowhere");
+    assert_eq!(r.status, 404);
+    assert!(error_of(&r).contains("no such endpoint"));
+    let r = s.get("/api/rulesets/chess");
+    assert_eq!(r.status, 404);
+    assert!(error_of(&r).contains("no ruleset `chess`"));
+    let r = s.get("/api/move");
+    assert_eq!(r.status, 405);
+    assert!(error_of(&r).contains("GET"));
+}
+
+/// Legal moves and status for a move list, a position record, and a finished game.
+#[test]
+fn state_gives_legal_moves_status_and_the_end_with_its_reason() {
+    let s = Server::start(&["--searches", "1"]);
+    let st = s
+        .post("/api/state", &json!({"rules": "brandubh"}).to_string())
+        .json();
+    assert_eq!(st["to_move"], "attackers");
+    let legal: usize = st["legal"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_array().unwrap().len())
+        .sum();
+    assert_eq!(legal, 40, "brandubh's start has 40 moves: {st}");
+    assert_eq!(st["pieces"].as_array().unwrap().len(), 13);
+    assert!(st["outcome"].is_null());
+
+    let st = s
+        .post(
+            "/api/state",
+            &json!({"rules": "brandubh", "moves": ["d1-b1", "d3-b3"]}).to_string(),
+        )
+        .json();
+    assert_eq!(st["ply"], 2);
+    assert_eq!(st["to_move"], "attackers");
+    assert_eq!(st["last"]["from"], "d3");
+    assert_eq!(st["moves"][1]["side"], "defenders");
+    assert!(st["legal"]["b1"].as_array().is_some(), "{st}");
+
+    // The king one slide from a corner: legal moves from a position record, then the end.
+    let pos = json!({"rules": "brandubh", "position": "/7/7/K6/6t/3T3/7/7/", "to_move": "defenders"});
+    let st = s.post("/api/state", &pos.to_string()).json();
+    let king_moves: Vec<&str> = st["legal"]["a3"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(king_moves.contains(&"a1"), "{king_moves:?}");
+    let mut done = pos.clone();
+    done["moves"] = json!(["a3-a1"]);
+    let st = s.post("/api/state", &done.to_string()).json();
+    assert_eq!(st["outcome"]["winner"], "defenders", "{st}");
+    assert_eq!(st["outcome"]["reason"], "escape");
+    assert!(st["legal"].as_object().unwrap().is_empty());
+
+    // Captures are reported with the move that made them, in notation; a move written with
+    // captures must make exactly those.
+    let cap = json!({"rules": "brandubh", "position": "/3t3/7/1tT4/7/3K3/7/7/", "to_move": "attackers", "moves": ["d1-d3"]});
+    let st = s.post("/api/state", &cap.to_string()).json();
+    assert_eq!(st["moves"][0]["captures"], json!(["c3"]), "{st}");
+    assert_eq!(st["moves"][0]["text"], "d1-d3xc3");
+    assert_eq!(st["pieces"].as_array().unwrap().len(), 3);
+    let mut wrong = cap.clone();
+    wrong["moves"] = json!(["d1-d3xb3"]);
+    let r = s.post("/api/state", &wrong.to_string());
+    assert_eq!(r.status, 400);
+    assert!(error_of(&r).contains("the rules capture c3"), "{}", r.body);
+}
+
+/// The rulesets with their rules panels and OpenTafl strings; the levels.
+#[test]
+fn rulesets_levels_health_and_the_page() {
+    let s = Server::start(&["--searches", "1"]);
+    let list = s.get("/api/rulesets").json();
+    let ids: Vec<&str> = list["rulesets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"brandubh") && ids.contains(&"copenhagen"),
+        "{ids:?}"
+    );
+    let b = s.get("/api/rulesets/brandubh").json();
+    assert!(
+        b["panel"]
+            .as_str()
+            .unwrap()
+            .contains("Brandubh (brandubh), 7x7 board"),
+        "{b}"
+    );
+    assert_eq!(b["corners"].as_array().unwrap().len(), 4);
+    let ot = b["opentafl"].as_str().unwrap().to_string();
+    // An OpenTafl rules string is accepted wherever a ruleset is.
+    let d = s.post("/api/rules", &json!({ "rules": ot }).to_string());
+    assert_eq!(d.status, 200, "{}", d.body);
+    assert_eq!(d.json()["size"], 7);
+    let st = s.post(
+        "/api/state",
+        &json!({"rules": ot, "moves": ["d1-b1"]}).to_string(),
+    );
+    assert_eq!(st.status, 200, "{}", st.body);
+    let levels = s.get("/api/levels").json();
+    assert!(levels["levels"].as_array().unwrap().len() >= 3, "{levels}");
+    assert_eq!(s.get("/health").json()["status"], "ok");
+    let page = s.get("/");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<script src=\"app.js\">"));
+    assert!(s.get("/app.js").body.contains("/api/move"));
+    assert!(s
+        .get("/style.css")
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/css"));
+}
+
+fn is_legal(s: &Server, rules: &str, moves: &[String], mv: &str) -> bool {
+    let st = s
+        .post("/api/state", &json!({"rules": rules, "moves": moves}).to_string())
+        .json();
+    let (from, to) = mv.split_once('-').unwrap();
+    st["legal"][from]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|t| t == to))
+}
+
+/// The AI's move is legal, with its value and principal variation; analysis lists top moves.
+#[test]
+fn ai_moves_are_legal_with_value_and_pv_and_analysis_ranks_moves() {
+    let s = Server::start(&["--searches", "2", "--allow-player", "mcts:heuristic:64"]);
+    let moves = vec!["d1-b1".to_string(), "d3-b3".to_string()];
+    let r = s.post(
+        "/api/move",
+        &json!({"rules": "brandubh", "moves": moves, "player": "mcts:heuristic:64"}).to_string(),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let m = r.json();
+    let mv = m["move"].as_str().unwrap();
+    assert!(is_legal(&s, "brandubh", &moves, mv), "{mv} is not legal");
+    assert_eq!(m["searched"], true);
+    let v = m["value"].as_f64().unwrap();
+    assert!((-1.0..=1.0).contains(&v), "{v}");
+    assert_eq!(
+        m["pv"][0], mv,
+        "the principal variation starts with the move: {m}"
+    );
+    assert!(m["simulations"].as_u64().unwrap() >= 64);
+    assert_eq!(m["state"]["ply"], 3);
+    assert_eq!(m["state"]["moves"][2]["move"], mv);
+    // The same request gives the same move (the seed comes from the position).
+    let again = s
+        .post(
+            "/api/move",
+            &json!({"rules": "brandubh", "moves": moves, "player": "mcts:heuristic:64"}).to_string(),
+        )
+        .json();
+    assert_eq!(again["move"], mv);
+
+    // Every level answers with a legal move, a network level too, and under rules with no
+    // network (its fallback), and a larger board.
+    for (rules, level) in [
+        ("brandubh", 1),
+        ("brandubh", 2),
+        ("brandubh", 3),
+        ("copenhagen", 4),
+        ("tablut", 5),
+    ] {
+        let r = s.post("/api/move", &json!({"rules": rules, "level": level, "simulations": if level > 2 { Value::from(16) } else { Value::Null }}).to_string());
+        assert_eq!(r.status, 200, "{rules} level {level}: {}", r.body);
+        let m = r.json();
+        let mv = m["move"].as_str().unwrap();
+        assert!(is_legal(&s, rules, &[], mv), "{rules} level {level}: {mv}");
+        if m["searched"] == true {
+            assert!(
+                m["value"].is_number() && !m["pv"].as_array().unwrap().is_empty(),
+                "{m}"
+            );
+        }
+    }
+
+    let a = s.post(
+        "/api/analyze",
+        &json!({"rules": "brandubh", "moves": moves, "player": "mcts:heuristic:64", "top": 3}).to_string(),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    let a = a.json();
+    let lines = a["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 3, "{a}");
+    let shares: Vec<f64> = lines.iter().map(|l| l["share"].as_f64().unwrap()).collect();
+    assert!(shares.windows(2).all(|w| w[0] >= w[1]), "best first: {shares:?}");
+    for l in lines {
+        assert!(is_legal(&s, "brandubh", &moves, l["move"].as_str().unwrap()));
+        assert_eq!(l["pv"][0], l["move"]);
+    }
+}
+
+/// One search thread and a queue of one: a third search at once is refused with 503 and
+/// Retry-After, the other two are answered.
+#[test]
+fn a_full_queue_answers_503_with_retry_after() {
+    let s = Server::start(&[
+        "--searches",
+        "1",
+        "--queue",
+        "1",
+        "--allow-player",
+        "mcts:rollout:100",
+    ]);
+    let body = json!({"rules": "brandubh", "player": "mcts:rollout:100", "movetime": 1.5}).to_string();
+    let addr = s.addr.clone();
+    let spawn = |delay: u64| {
+        let (addr, body) = (addr.clone(), body.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(delay));
+            server::request(&addr, "POST", "/api/move", Some(&body), &[])
+        })
+    };
+    let running = spawn(0);
+    let queued = spawn(300);
+    std::thread::sleep(Duration::from_millis(700));
+    let t = Instant::now();
+    let refused = s.post("/api/move", &body);
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "refused at once, not after waiting"
+    );
+    assert!(
+        refused
+            .header("retry-after")
+            .is_some_and(|v| v.parse::<u32>().is_ok()),
+        "{:?}",
+        refused.headers
+    );
+    assert!(error_of(&refused).contains("queue is full"));
+    assert_eq!(running.join().unwrap().status, 200);
+    assert_eq!(queued.join().unwrap().status, 200);
+    // The state of a game needs no search thread: answered even while they are all busy.
+    let metrics = s.get("/metrics").body;
+    assert!(metrics.contains("tafl_searches_rejected_total 1"), "{metrics}");
+    assert!(
+        metrics.contains("tafl_http_requests_total{route=\"/api/move\",status=\"503\"} 1"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("tafl_http_requests_total{route=\"/api/move\",status=\"200\"} 2"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("tafl_search_queue_length 0"));
+    assert!(metrics.contains("tafl_http_request_duration_seconds_bucket{route=\"/api/move\",le=\"+Inf\"} 3"));
+}
+
+/// A search asked for more than the deadline allows stops in time with the best move so far.
+#[test]
+fn a_search_stops_at_the_request_deadline() {
+    let s = Server::start(&[
+        "--searches",
+        "1",
+        "--request-timeout",
+        "1.5",
+        "--max-movetime",
+        "1",
+        "--max-simulations",
+        "100000000",
+        "--allow-player",
+        "mcts:rollout:100",
+    ]);
+    let t = Instant::now();
+    let r = s.post(
+        "/api/move",
+        &json!({"rules": "hnefatafl", "player": "mcts:rollout:100", "simulations": 100_000_000}).to_string(),
+    );
+    let took = t.elapsed();
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        took < Duration::from_millis(1500),
+        "answered after {took:?}, past the 1.5 s deadline"
+    );
+    let sims = r.json()["simulations"].as_u64().unwrap();
+    assert!(sims < 100_000_000 && sims > 0, "{sims}");
+}
+
+/// Cross-origin requests are answered only for the origins the operator named.
+#[test]
+fn cors_only_for_named_origins() {
+    let s = Server::start(&["--searches", "1", "--cors-origin", "https://game.example"]);
+    let ok = s.request("GET", "/api/levels", None, &[("Origin", "https://game.example")]);
+    assert_eq!(
+        ok.header("access-control-allow-origin"),
+        Some("https://game.example")
+    );
+    let other = s.request("GET", "/api/levels", None, &[("Origin", "https://evil.example")]);
+    assert_eq!(other.header("access-control-allow-origin"), None);
+    let pre = s.request(
+        "OPTIONS",
+        "/api/move",
+        None,
+        &[
+            ("Origin", "https://game.example"),
+            ("Access-Control-Request-Method", "POST"),
+        ],
+    );
+    assert_eq!(pre.status, 204);
+    assert!(pre
+        .header("access-control-allow-methods")
+        .unwrap()
+        .contains("POST"));
+    let pre = s.request(
+        "OPTIONS",
+        "/api/move",
+        None,
+        &[("Origin", "https://evil.example")],
+    );
+    assert_eq!(pre.status, 403);
+    // Without --cors-origin, none.
+    let plain = Server::start(&["--searches", "1"]);
+    let r = plain.request("GET", "/api/levels", None, &[("Origin", "https://game.example")]);
+    assert_eq!(r.header("access-control-allow-origin"), None);
+}
+
+/// Options that make no sense are refused at start, naming the flag.
+#[test]
+fn bad_options_are_refused_at_start() {
+    for (args, says) in [
+        (vec!["--cors-origin", "game.example"], "--cors-origin"),
+        (
+            vec!["--max-movetime", "30", "--request-timeout", "10"],
+            "--max-movetime",
+        ),
+        (vec!["--allow-player", "chess"], "--allow-player"),
+        (vec!["--searches", "0"], "--searches"),
+        (vec!["--bind", "256.0.0.1:1"], "--bind"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tafl"))
+            .arg("serve")
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
