@@ -170,7 +170,13 @@ pub fn run(rs: &Ruleset, req: &Request) -> Result<(), String> {
 
 fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
     let n = rules.n;
-    let game = game_from(rules, req.position, req.to_move, req.moves, ("--position", "--moves"))?;
+    let game = game_from(
+        rules,
+        req.position,
+        req.to_move,
+        req.moves,
+        ("--position", "--moves"),
+    )?;
     print!("{}", game.position().diagram(rules, &[]));
     println!("{} to move, ply {}", game.position().to_move(), game.ply());
     if let Some(o) = game.outcome() {

@@ -7,7 +7,7 @@
 //! while it waited is dropped unrun.
 
 use super::metrics::Metrics;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -56,6 +56,10 @@ pub struct SearchPool {
     sender: SyncSender<Job>,
     workers: usize,
     queue: usize,
+    /// Jobs admitted and not yet finished (running or waiting): at most `workers + queue`.
+    /// Counted apart from the channel so that a finished job frees its place before its
+    /// answer goes out, and its client's next request finds the place free.
+    admitted: Arc<AtomicUsize>,
     metrics: Arc<Metrics>,
 }
 
@@ -63,7 +67,7 @@ impl SearchPool {
     /// Starts `workers` threads (at least one) behind a queue of `queue` waiting jobs.
     pub fn new(workers: usize, queue: usize, metrics: Arc<Metrics>) -> Result<SearchPool, String> {
         let workers = workers.max(1);
-        let (sender, receiver) = sync_channel::<Job>(queue);
+        let (sender, receiver) = sync_channel::<Job>(queue + workers);
         let receiver = Arc::new(Mutex::new(receiver));
         for i in 0..workers {
             let rx = receiver.clone();
@@ -77,6 +81,7 @@ impl SearchPool {
             sender,
             workers,
             queue,
+            admitted: Arc::new(AtomicUsize::new(0)),
             metrics,
         })
     }
@@ -98,34 +103,49 @@ impl SearchPool {
         deadline: Instant,
         f: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, Refused> {
+        let capacity = self.workers + self.queue;
+        let refuse = |metrics: &Metrics| {
+            metrics.rejected.fetch_add(1, Ordering::Relaxed);
+            Err(Refused::QueueFull)
+        };
+        if self
+            .admitted
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < capacity).then_some(n + 1)
+            })
+            .is_err()
+        {
+            return refuse(&self.metrics);
+        }
         let (tx, rx) = tokio::sync::oneshot::channel::<Result<T, Refused>>();
         let metrics = self.metrics.clone();
+        let admitted = self.admitted.clone();
         let job: Job = Box::new(move || {
             metrics.queued.fetch_sub(1, Ordering::Relaxed);
-            if tx.is_closed() {
-                return;
-            }
-            if Instant::now() >= deadline {
+            let out = if tx.is_closed() {
+                None
+            } else if Instant::now() >= deadline {
                 metrics.expired.fetch_add(1, Ordering::Relaxed);
-                let _ = tx.send(Err(Refused::Expired));
-                return;
+                Some(Err(Refused::Expired))
+            } else {
+                metrics.in_flight.fetch_add(1, Ordering::Relaxed);
+                let started = Instant::now();
+                let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+                metrics.search_seconds.observe(started.elapsed().as_secs_f64());
+                metrics.in_flight.fetch_sub(1, Ordering::Relaxed);
+                Some(out.map_err(|_| Refused::Failed))
+            };
+            admitted.fetch_sub(1, Ordering::AcqRel);
+            if let Some(out) = out {
+                let _ = tx.send(out);
             }
-            metrics.in_flight.fetch_add(1, Ordering::Relaxed);
-            let started = Instant::now();
-            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-            metrics.search_seconds.observe(started.elapsed().as_secs_f64());
-            metrics.in_flight.fetch_sub(1, Ordering::Relaxed);
-            let _ = tx.send(out.map_err(|_| Refused::Failed));
         });
         // Counted before sending, so that a worker's decrement never comes first.
         self.metrics.queued.fetch_add(1, Ordering::Relaxed);
-        match self.sender.try_send(job) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
-                self.metrics.queued.fetch_sub(1, Ordering::Relaxed);
-                self.metrics.rejected.fetch_add(1, Ordering::Relaxed);
-                return Err(Refused::QueueFull);
-            }
+        if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) = self.sender.try_send(job) {
+            self.metrics.queued.fetch_sub(1, Ordering::Relaxed);
+            self.admitted.fetch_sub(1, Ordering::AcqRel);
+            return refuse(&self.metrics);
         }
         rx.await.unwrap_or(Err(Refused::Failed))
     }
