@@ -1,5 +1,7 @@
 -- wrk script for scripts/load-test.sh: every request asks `tafl serve` for a level's move in
 -- one of a few Brandubh games, level and game drawn at random; counts answers by status.
+-- Clients behave as a game page would: after a 503 a connection waits the Retry-After it was
+-- given before its next request (wrk calls response() then delay() for the same connection).
 local games = {
   '[]',
   '["d1-b1"]',
@@ -31,8 +33,18 @@ function request()
   return wrk.format(nil, "/api/move", nil, body)
 end
 
+local wait_ms = 0
+
 function response(status, headers, body)
   counts[status] = (counts[status] or 0) + 1
+  wait_ms = 0
+  if status == 503 then
+    wait_ms = 1000 * (tonumber(headers["Retry-After"] or headers["retry-after"] or "1") or 1)
+  end
+end
+
+function delay()
+  return wait_ms
 end
 
 function done_thread_counts(thread)
