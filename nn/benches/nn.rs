@@ -6,13 +6,18 @@
 //! Options after `--`: `--sizes 7,9` `--threads 1,2` `--batches 1,16,256` `--no-train`
 //! `--seconds 3` `--blocks 6 --channels 64 --pool-every 0` (override the default net).
 //! `TAFL_NN_BACKEND=ndarray` (with `--features ndarray`) measures another backend.
+//! `--engines burn,onnxruntime` (default: both, onnxruntime where its library loads) picks the
+//! inference engines; training is burn's only. `% peak` is against [`tafl_nn::peak_gflops`].
 
 use burn::optim::momentum::MomentumConfig;
 use burn::optim::SgdConfig;
 use burn::prelude::*;
 use std::time::{Duration, Instant};
 use tafl_engine::{Game, Rules, Ruleset};
-use tafl_nn::{Backend, Batch, Encoder, Learner, LossConfig, NetConfig, Sample, TaflNet, PLANES};
+use tafl_nn::{
+    peak_gflops, Backend, Batch, Encoder, Inference, Learner, LossConfig, NetConfig, OnnxNet, Sample,
+    TaflNet, PLANES,
+};
 
 struct Options {
     sizes: Vec<usize>,
@@ -23,6 +28,7 @@ struct Options {
     blocks: Option<usize>,
     channels: Option<usize>,
     pool_every: Option<usize>,
+    engines: Vec<Inference>,
 }
 
 fn list(v: &str) -> Vec<usize> {
@@ -39,6 +45,7 @@ fn options() -> Options {
         blocks: None,
         channels: None,
         pool_every: None,
+        engines: vec![Inference::Burn, Inference::OnnxRuntime],
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -52,6 +59,7 @@ fn options() -> Options {
             "--blocks" => o.blocks = value.parse().ok(),
             "--channels" => o.channels = value.parse().ok(),
             "--pool-every" => o.pool_every = value.parse().ok(),
+            "--engines" => o.engines = value.split(',').filter_map(|e| e.trim().parse().ok()).collect(),
             "--no-train" => {
                 o.train = false;
                 i += 1;
@@ -123,6 +131,15 @@ fn time(seconds: f64, mut f: impl FnMut()) -> Duration {
     start.elapsed() / runs
 }
 
+fn planes(ruleset: &Ruleset, samples: &[Sample], batch: usize) -> Vec<f32> {
+    let n = ruleset.size();
+    let mut flat = Vec::with_capacity(batch * PLANES * n * n);
+    for s in samples.iter().cycle().take(batch) {
+        flat.extend_from_slice(&s.planes);
+    }
+    flat
+}
+
 fn input(ruleset: &Ruleset, samples: &[Sample], batch: usize, device: &Device) -> Tensor<4> {
     let n = ruleset.size();
     let mut flat = Vec::with_capacity(batch * PLANES * n * n);
@@ -143,9 +160,18 @@ fn main() {
         return;
     };
     println!("backend {backend}");
+    if o.engines.contains(&Inference::OnnxRuntime) {
+        match tafl_nn::onnxruntime_library() {
+            Ok(lib) => println!("onnxruntime {}", lib.display()),
+            Err(e) => println!("no onnxruntime rows: {e}"),
+        }
+    }
+    for &t in &o.threads {
+        println!("{}", peak_gflops(t).1);
+    }
     println!(
-        "{:<6} {:<22} {:>7} {:>5} {:>12} {:>10} {:>8}",
-        "board", "net", "threads", "batch", "what", "per s", "GFLOP/s"
+        "{:<6} {:<22} {:>11} {:>7} {:>5} {:>12} {:>10} {:>8} {:>6}",
+        "board", "net", "engine", "threads", "batch", "what", "per s", "GFLOP/s", "% peak"
     );
     for &n in &o.sizes {
         let ruleset = ruleset_for(n);
@@ -177,21 +203,44 @@ fn main() {
             let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() else {
                 continue;
             };
+            let peak = peak_gflops(threads).0;
+            let row = |engine: &str, batch: usize, what: &str, per_s: f64, flop: f64| {
+                let gflops = per_s * flop / 1e9;
+                println!(
+                    "{n:<6} {net:<22} {engine:>11} {threads:>7} {batch:>5} {what:>12} {per_s:>10.1} {gflops:>8.1} {:>5.0}%",
+                    100.0 * gflops / peak
+                );
+            };
             pool.install(|| {
                 let model: TaflNet = config.init(&device);
-                for &batch in &o.batches {
-                    let x = input(&ruleset, &data, batch, &device);
-                    let t = time(o.seconds, || {
-                        let out = model.forward(x.clone());
-                        let _ = out.policy.into_data();
-                        let _ = out.wdl.into_data();
-                    });
-                    let per_s = batch as f64 / t.as_secs_f64();
-                    println!(
-                        "{n:<6} {net:<22} {threads:>7} {batch:>5} {:>12} {per_s:>10.1} {:>8.1}",
-                        "positions",
-                        per_s * flop / 1e9
-                    );
+                for &engine in &o.engines {
+                    let mut onnx = match engine {
+                        Inference::Burn => None,
+                        _ => match OnnxNet::new(&model, threads) {
+                            Ok(net) => Some(net),
+                            Err(_) => continue,
+                        },
+                    };
+                    for &batch in &o.batches {
+                        let t = match &mut onnx {
+                            None => {
+                                let x = input(&ruleset, &data, batch, &device);
+                                time(o.seconds, || {
+                                    let out = model.forward(x.clone());
+                                    let _ = out.policy.into_data();
+                                    let _ = out.wdl.into_data();
+                                })
+                            }
+                            Some(net) => {
+                                let x = planes(&ruleset, &data, batch);
+                                time(o.seconds, || {
+                                    let _ = net.forward(&x, batch);
+                                })
+                            }
+                        };
+                        let name = if onnx.is_some() { "onnxruntime" } else { "burn" };
+                        row(name, batch, "positions", batch as f64 / t.as_secs_f64(), flop);
+                    }
                 }
                 if o.train {
                     let ad = device.clone().autodiff();
@@ -203,13 +252,7 @@ fn main() {
                     let t = time(o.seconds, || {
                         learner.step(&batch, 1e-3);
                     });
-                    let per_s = 256.0 / t.as_secs_f64();
-                    println!(
-                        "{n:<6} {net:<22} {threads:>7} {:>5} {:>12} {per_s:>10.1} {:>8.1}",
-                        256,
-                        "train",
-                        per_s * 3.0 * flop / 1e9
-                    );
+                    row("burn", 256, "train", 256.0 / t.as_secs_f64(), 3.0 * flop);
                 }
             });
         }

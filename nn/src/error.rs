@@ -53,4 +53,7 @@ pub enum NnError {
     /// A model could not be written as ONNX.
     #[error("ONNX export: {0}")]
     Export(String),
+    /// ONNX Runtime could not be loaded, or failed to open or run a network.
+    #[error("onnxruntime: {0}")]
+    Runtime(String),
 }

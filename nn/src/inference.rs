@@ -13,10 +13,15 @@
 //! the oldest position arrived, whichever comes first. Callers encode their own positions, so
 //! encoding runs in parallel; the worker runs the forward pass in its own rayon pool, so
 //! search threads that are themselves rayon workers, blocked in `evaluate`, cannot starve it.
+//!
+//! The forward pass runs in ONNX Runtime when [`BatchConfig::inference`] resolves to it (the
+//! default where its library is installed, several times faster on CPU; see
+//! [`crate::Inference`]), else in burn; the search sees the same evaluator either way.
 
 use crate::cache::{CacheKey, EvalCache};
 use crate::encoding::{Encoder, PLANES, PLY_SCALE};
 use crate::model::TaflNet;
+use crate::onnxruntime::{Inference, OnnxNet, ONNXRUNTIME_HINT};
 use burn::prelude::*;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,6 +49,8 @@ pub struct BatchConfig {
     pub threads: usize,
     /// Evaluations kept in the evaluation cache ([`crate::EvalCache`]); 0 for none.
     pub cache_entries: usize,
+    /// The engine of the forward pass; the default is [`Inference::process_default`].
+    pub inference: Inference,
 }
 
 impl Default for BatchConfig {
@@ -56,6 +63,7 @@ impl Default for BatchConfig {
             seed: 0,
             threads: 0,
             cache_entries: 0,
+            inference: Inference::process_default(),
         }
     }
 }
@@ -137,6 +145,8 @@ pub struct NetEvaluator {
     name: String,
     counter: AtomicU64,
     cache: Option<EvalCache>,
+    /// The engine the forward passes run in: `Burn` or `OnnxRuntime`.
+    engine: Inference,
 }
 
 impl NetEvaluator {
@@ -161,14 +171,17 @@ impl NetEvaluator {
             }),
             work: Condvar::new(),
         });
+        let name = name.into();
+        let engine = Engine::open(model.valid(), &device, &config, &name);
+        let engine_kind = engine.kind();
         let worker = {
             let shared = shared.clone();
             let encoder = encoder.clone();
             let config = config.clone();
-            let model = model.valid().to_device(&device);
+            let name = name.clone();
             std::thread::Builder::new()
                 .name("tafl-nn-eval".into())
-                .spawn(move || worker_loop(&shared, &encoder, model, &device, &config))
+                .spawn(move || worker_loop(&shared, &encoder, engine, &device, &config, &name))
                 .ok()
         };
         NetEvaluator {
@@ -177,9 +190,17 @@ impl NetEvaluator {
             worker,
             cache: (config.cache_entries > 0).then(|| EvalCache::new(config.cache_entries)),
             config,
-            name: name.into(),
+            name,
             counter: AtomicU64::new(0),
+            engine: engine_kind,
         }
+    }
+
+    /// The engine this evaluator's forward passes run in ([`Inference::Burn`] or
+    /// [`Inference::OnnxRuntime`]; a later [`NetEvaluator::replace_model`] that ONNX Runtime
+    /// cannot open falls back to burn without changing this).
+    pub fn inference(&self) -> Inference {
+        self.engine
     }
 
     /// Replaces the network (for example with a newly promoted one) from the next batch on.
@@ -312,12 +333,51 @@ fn splitmix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// Where the worker's forward passes run.
+enum Engine {
+    Burn(TaflNet),
+    Onnx(Box<OnnxNet>),
+}
+
+impl Engine {
+    /// The engine `config.inference` asks for, for `model` (in inference mode). Where ONNX
+    /// Runtime cannot be had, burn: `auto` says so once per process with how to get the fast
+    /// path, an explicit `onnxruntime` says so for every evaluator.
+    fn open(model: TaflNet, device: &Device, config: &BatchConfig, name: &str) -> Engine {
+        if config.inference != Inference::Burn {
+            match OnnxNet::new(&model, config.threads) {
+                Ok(net) => return Engine::Onnx(Box::new(net)),
+                Err(e) if config.inference == Inference::OnnxRuntime => {
+                    eprintln!("network evaluator `{name}`: {e}; evaluating with burn instead");
+                }
+                Err(e) => {
+                    static ONCE: std::sync::Once = std::sync::Once::new();
+                    ONCE.call_once(|| {
+                        eprintln!(
+                            "note: evaluating networks with burn, the slow path ({e}); for the fast path {ONNXRUNTIME_HINT}"
+                        )
+                    });
+                }
+            }
+        }
+        Engine::Burn(model.to_device(device))
+    }
+
+    fn kind(&self) -> Inference {
+        match self {
+            Engine::Burn(_) => Inference::Burn,
+            Engine::Onnx(_) => Inference::OnnxRuntime,
+        }
+    }
+}
+
 fn worker_loop(
     shared: &Shared,
     encoder: &Encoder,
-    mut model: TaflNet,
+    mut engine: Engine,
     device: &Device,
     config: &BatchConfig,
+    name: &str,
 ) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
@@ -353,14 +413,21 @@ fn worker_loop(
             if state.queue.is_empty() {
                 state.oldest = None;
             }
-            if let Some(next) = state.next_model.take() {
-                model = next.to_device(device);
+            let next = state.next_model.take();
+            drop(state);
+            if let Some(next) = next {
+                // The same engine as before (auto's fallback note is not repeated).
+                let config = BatchConfig {
+                    inference: engine.kind(),
+                    ..config.clone()
+                };
+                engine = Engine::open(next, device, &config, name);
             }
             batch
         };
-        let run = || {
+        let mut run = || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                forward(&model, encoder, device, &batch)
+                forward(&mut engine, encoder, device, &batch)
             }))
         };
         let outcome = match &pool {
@@ -408,26 +475,41 @@ fn worker_loop(
 
 /// One forward pass over a batch; priors are the softmax of the legal moves' logits.
 fn forward(
-    model: &TaflNet,
+    engine: &mut Engine,
     encoder: &Encoder,
     device: &Device,
     batch: &[Item],
 ) -> Result<Vec<Evaluation>, String> {
-    let n = encoder.board_size();
-    let len = encoder.input_len();
     let b = batch.len();
-    let mut flat = Vec::with_capacity(b * len);
-    for item in batch {
-        flat.extend_from_slice(&item.planes);
+    let gather = |flat: &mut Vec<f32>| {
+        for item in batch {
+            flat.extend_from_slice(&item.planes);
+        }
+    };
+    match engine {
+        Engine::Burn(model) => {
+            let n = encoder.board_size();
+            let mut flat = Vec::with_capacity(b * encoder.input_len());
+            gather(&mut flat);
+            let input = Tensor::<4>::from_data(TensorData::new(flat, [b, PLANES, n, n]), device);
+            let out = model.forward(input);
+            let policy = out.policy.into_data();
+            let policy = policy.as_slice::<f32>().map_err(|e| format!("{e:?}"))?;
+            let wdl = out.wdl.into_data();
+            let wdl = wdl.as_slice::<f32>().map_err(|e| format!("{e:?}"))?;
+            Ok(evaluations(encoder, batch, policy, wdl))
+        }
+        Engine::Onnx(net) => {
+            let out = net.forward_with(b, gather).map_err(|e| e.to_string())?;
+            Ok(evaluations(encoder, batch, &out.policy, &out.wdl))
+        }
     }
-    let input = Tensor::<4>::from_data(TensorData::new(flat, [b, PLANES, n, n]), device);
-    let out = model.forward(input);
-    let policy = out.policy.into_data();
-    let policy = policy.as_slice::<f32>().map_err(|e| format!("{e:?}"))?;
-    let wdl = out.wdl.into_data();
-    let wdl = wdl.as_slice::<f32>().map_err(|e| format!("{e:?}"))?;
+}
+
+/// The evaluations of a batch from its policy and win/draw/loss logits (row-major).
+fn evaluations(encoder: &Encoder, batch: &[Item], policy: &[f32], wdl: &[f32]) -> Vec<Evaluation> {
     let p = encoder.policy_size();
-    Ok(batch
+    batch
         .iter()
         .enumerate()
         .map(|(i, item)| {
@@ -448,7 +530,7 @@ fn forward(
                 },
             }
         })
-        .collect())
+        .collect()
 }
 
 /// Softmax of a slice (empty for empty input), stable for large logits.

@@ -12,6 +12,8 @@
 //!   against the rules in use.
 //! - [`onnx_model`] / [`write_bundle`]: the network as an ONNX graph, and the client bundle
 //!   (`model.onnx`, weights, manifest, README) that `tafl export` writes.
+//! - [`Inference`] / [`OnnxNet`]: the forward pass in ONNX Runtime (loaded at run time from the
+//!   PyPI wheel), the evaluator's default where installed; burn otherwise.
 //! - [`Backend`]: `flex` on CPU by default, `wgpu` and `cuda` behind cargo features.
 //!
 //! ```no_run
@@ -40,6 +42,8 @@ mod error;
 mod inference;
 mod model;
 mod onnx;
+mod onnxruntime;
+mod peak;
 mod train;
 
 pub use backend::{default_device, Backend};
@@ -57,6 +61,8 @@ pub use error::NnError;
 pub use inference::{softmax, BatchConfig, EvalStats, NetEvaluator};
 pub use model::{GlobalPoolBias, NetConfig, NetOutput, PolicyHead, ResBlock, TaflNet, ValueHead};
 pub use onnx::{onnx_model, ONNX_BATCH_AXIS, ONNX_INPUT, ONNX_MOVES_LEFT, ONNX_OPSET, ONNX_POLICY, ONNX_WDL};
+pub use onnxruntime::{onnxruntime_library, Inference, OnnxNet, OnnxOutput, ONNXRUNTIME_HINT};
+pub use peak::peak_gflops;
 pub use train::{
     loss, non_finite_parameter, with_stable_param_ids, Batch, Learner, LossConfig, LossValues, Losses,
     Sample, MOVES_LEFT_SCALE,

@@ -262,6 +262,7 @@ fn evaluator(random_symmetry: bool, callers: usize) -> (NetEvaluator, TaflNet, R
         seed: 1,
         threads: 1,
         cache_entries: 0,
+        ..BatchConfig::default()
     };
     let eval = NetEvaluator::new(model.clone(), &ruleset, device, config, "net:test");
     (eval, model, ruleset)

@@ -125,7 +125,7 @@ fn build(model: &TaflNet, metadata: &[(String, String)]) -> Result<ModelProto, N
 }
 
 /// The board side, from the policy head: it has `4 * (n - 1)` outputs per square.
-fn board_size(model: &TaflNet) -> Result<usize, NnError> {
+pub(crate) fn board_size(model: &TaflNet) -> Result<usize, NnError> {
     let k = model.policy.out.weight.dims()[0];
     if k < 4 || !k.is_multiple_of(4) {
         return Err(NnError::Export(format!(
