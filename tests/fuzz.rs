@@ -1,7 +1,8 @@
 //! Fuzz targets for every parser of outside input: rules TOML, OpenTafl rules strings, `.otg`
 //! records, move and position notation, diagrams, game records, CSV records, training configs,
-//! levels files, `state.json`, replay shards, manifests, checkpoint weights, and the lines of
-//! both engine protocols (through the binary). A small harness that builds on stable: each
+//! levels files, `state.json`, replay shards, manifests, checkpoint weights, the lines of
+//! both engine protocols (through the binary), and the JSON bodies of `tafl serve`'s API (over
+//! HTTP). A small harness that builds on stable: each
 //! target starts from a corpus seeded with the real inputs of the repository, mutates them
 //! (bit flips, odd bytes, insertions, deletions, repeats, splices, truncations) with a seeded
 //! generator, and fails with the input saved under `target/fuzz-failures/` when a parser
@@ -10,6 +11,8 @@
 //! Each target runs for `TAFL_FUZZ_SECONDS` seconds (1 by default, so `cargo test` stays
 //! quick) or `TAFL_FUZZ_CASES` cases, whichever ends first; `TAFL_FUZZ_SEED` changes the
 //! inputs. `.ci/run` runs them longer: `TAFL_FUZZ_SECONDS=10 cargo test --release --test fuzz`.
+
+mod server;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -572,4 +575,67 @@ fn fuzz_htp_lines() {
         corpus,
         "protocol_version",
     );
+}
+
+/// Mutated JSON bodies posted to every endpoint of `tafl serve` that takes one: each gets an
+/// answer (a 2xx, a 4xx with a JSON error, or a 503 with Retry-After), never a 500 or a dropped
+/// connection, and the server is still up at the end. Cheap levels keep searches short.
+#[test]
+fn fuzz_http_api_bodies() {
+    let levels = root().join("target/fuzz-serve-levels.toml");
+    std::fs::create_dir_all(levels.parent().unwrap()).unwrap();
+    std::fs::write(
+        &levels,
+        "[[level]]\nlevel = 1\nplayer = \"random\"\n\n[[level]]\nlevel = 2\nplayer = \"mcts:heuristic\"\nsimulations = 8\nexploration = 0.5\n",
+    )
+    .unwrap();
+    let mut s = server::Server::start_with_env(
+        &[
+            "--searches",
+            "1",
+            "--max-simulations",
+            "64",
+            "--max-movetime",
+            "0.05",
+            "--request-timeout",
+            "5",
+            "--max-moves",
+            "400",
+        ],
+        &[("TAFL_LEVELS", levels.to_str().unwrap())],
+    );
+    let ot = ruleset_to_opentafl(&rules("brandubh"));
+    let start = pieces_record(7, &rules("brandubh").start);
+    let corpus: Vec<Vec<u8>> = [
+        r#"{"rules":"brandubh","moves":["d1-b1","d3-b3"]}"#.to_string(),
+        r#"{"rules":"brandubh","moves":["d1-b1","d3-b3"],"level":2}"#.into(),
+        r#"{"rules":"copenhagen","moves":[],"level":1,"seed":18446744073709551615}"#.into(),
+        r#"{"rules":"tablut","moves":["e1-e2"],"level":2,"simulations":16,"top":2}"#.into(),
+        r#"{"rules":"brandubh","moves":["d2-f2","c4-c6","d7-b7","e4-e2"],"level":2,"movetime":0.01}"#.into(),
+        r#"{"rules":"brandubh","position":"/7/7/K6/6t/3T3/7/7/","to_move":"defenders","moves":["a3-a1"]}"#
+            .into(),
+        format!(r#"{{"rules":"brandubh","position":"{start}","to_move":"attackers","level":2}}"#),
+        serde_json::json!({ "rules": ot, "moves": ["d1-b1"], "level": 2 }).to_string(),
+        r#"{"rules":"alea-evangelii","level":1}"#.into(),
+    ]
+    .into_iter()
+    .map(String::into_bytes)
+    .collect();
+    let paths = ["/api/state", "/api/move", "/api/analyze", "/api/rules"];
+    let addr = s.addr.clone();
+    let case = std::cell::Cell::new(0usize);
+    fuzz("http", corpus, |body| {
+        let path = paths[case.get() % paths.len()];
+        case.set(case.get() + 1);
+        let r = server::request(&addr, "POST", path, Some(&text(body)), &[]);
+        let ok = r.status < 300 || (400..500).contains(&r.status) || r.status == 503;
+        assert!(ok, "{path}: status {} for {}: {}", r.status, text(body), r.body);
+        if r.status >= 400 {
+            let v: serde_json::Value = serde_json::from_str(&r.body)
+                .unwrap_or_else(|e| panic!("{path}: a {} that is not JSON ({e}): {}", r.status, r.body));
+            assert!(v["error"].is_string(), "{path}: {}", r.body);
+        }
+    });
+    assert!(s.alive(), "tafl serve stopped during the fuzzing");
+    assert_eq!(s.get("/health").status, 200);
 }

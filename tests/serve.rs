@@ -482,6 +482,45 @@ fn cors_only_for_named_origins() {
     assert_eq!(r.header("access-control-allow-origin"), None);
 }
 
+/// A rules file the operator names at start is offered by its id; a second with the same id is
+/// refused at start.
+#[test]
+fn the_operators_rules_files_are_offered_by_id() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/serve-test");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/rules/brandubh.toml"),
+    )
+    .unwrap()
+    .replace("id = \"brandubh\"", "id = \"club-brandubh\"")
+    .replace("name = \"Brandubh\"", "name = \"Club Brandubh\"");
+    let file = dir.join("club-brandubh.toml");
+    std::fs::write(&file, text).unwrap();
+    let s = Server::start(&["--searches", "1", "--rules", file.to_str().unwrap()]);
+    let list = s.get("/api/rulesets").json();
+    assert!(list.to_string().contains("club-brandubh"), "{list}");
+    let d = s.get("/api/rulesets/club-brandubh").json();
+    assert!(d["panel"].as_str().unwrap().starts_with("Club Brandubh"), "{d}");
+    let m = s.post(
+        "/api/move",
+        &json!({"rules": "club-brandubh", "level": 2}).to_string(),
+    );
+    assert_eq!(m.status, 200, "{}", m.body);
+    // The file's path is not a ruleset a request may name.
+    let r = s.post(
+        "/api/state",
+        &json!({"rules": file.to_str().unwrap()}).to_string(),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tafl"))
+        .args(["serve", "--rules", "configs/rules/brandubh.toml"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already offered"));
+}
+
 /// Options that make no sense are refused at start, naming the flag.
 #[test]
 fn bad_options_are_refused_at_start() {

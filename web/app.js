@@ -91,8 +91,10 @@ async function aiTurn() {
     const r = await api("/api/move", { rules: game.rules.id, moves: game.moves, level: game.level });
     game.moves.push(r.move);
     game.state = r.state;
-    const value = r.value === null ? "a deliberate random move" : `value ${fmt(r.value)} for the AI`;
-    $("ai-text").textContent = `AI played ${r.text} (${value})`;
+    // A move found without search (a random or greedy level, or a level's deliberate
+    // mistake) has no value.
+    const value = r.value === null ? "" : ` (value ${fmt(r.value)} for the AI)`;
+    $("ai-text").textContent = `AI played ${r.text}${value}`;
   } catch (e) { showError(e); } finally { game.busy = false; }
   render();
 }

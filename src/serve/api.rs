@@ -322,6 +322,18 @@ fn game_of<B: BitSet>(rules: &Rules<B>, req: &GameRequest) -> Result<Game<B>, Ap
     .map_err(ApiError::bad)
 }
 
+/// The game of a search request, which must not be over (409: there is no move to find).
+fn game_in_play<B: BitSet>(rules: &Rules<B>, req: &GameRequest) -> Result<Game<B>, ApiError> {
+    let game = game_of(rules, req)?;
+    match game.outcome() {
+        Some(o) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!("the game is over: {o}"),
+        )),
+        None => Ok(game),
+    }
+}
+
 /// `GET /api/rulesets`: the rulesets offered, by id.
 pub async fn rulesets(State(s): State<Arc<Server>>) -> Json<Value> {
     let list: Vec<Value> = s
@@ -421,10 +433,7 @@ pub async fn ai_move(State(s): State<Arc<Server>>, body: Result<Bytes, BytesReje
     let game_req = req.game();
     let cutoff = s.caps.search_cutoff(start);
     with_board!(&rs, B, rules => {
-        let game = game_of(&rules, &game_req)?;
-        if let Some(o) = game.outcome() {
-            return Err(ApiError::new(StatusCode::CONFLICT, format!("the game is over: {o}")));
-        }
+        let game = game_in_play(&rules, &game_req)?;
         let seed = req.seed.unwrap_or(game.position().hash() ^ game.ply() as u64);
         let answer = s
             .pool
@@ -492,10 +501,7 @@ pub async fn analyze(State(s): State<Arc<Server>>, body: Result<Bytes, BytesReje
     let game_req = req.game();
     let cutoff = s.caps.search_cutoff(start);
     with_board!(&rs, B, rules => {
-        let game = game_of(&rules, &game_req)?;
-        if let Some(o) = game.outcome() {
-            return Err(ApiError::new(StatusCode::CONFLICT, format!("the game is over: {o}")));
-        }
+        let game = game_in_play(&rules, &game_req)?;
         let seed = req.seed.unwrap_or(0);
         let answer = s
             .pool

@@ -17,9 +17,15 @@ pub struct Server {
 impl Server {
     /// Starts `tafl serve --bind 127.0.0.1:0 ARGS...` and waits for its address.
     pub fn start(args: &[&str]) -> Server {
+        Server::start_with_env(args, &[])
+    }
+
+    /// The same with environment variables set (`TAFL_LEVELS`).
+    pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tafl"))
             .args(["serve", "--bind", "127.0.0.1:0"])
             .args(args)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -58,6 +64,11 @@ impl Server {
     /// `POST path` with a JSON body.
     pub fn post(&self, path: &str, body: &str) -> Reply {
         self.request("POST", path, Some(body), &[])
+    }
+
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 }
 
