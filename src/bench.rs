@@ -127,3 +127,162 @@ fn measure<B: BitSet>(rules: &Rules<B>, seconds: f64) -> (f64, f64, f64) {
     });
     (gens, count, plies)
 }
+
+/// Forward-pass speed of the network `tafl` plays `rs` with (the shipped model, else a fresh
+/// default network for the board): positions and GFLOP/s per engine, batch and thread count,
+/// with the fraction of the machine's peak ([`tafl_nn::peak_gflops`]).
+pub fn network(rs: &tafl_engine::Ruleset, seconds: f64) -> Result<(), String> {
+    use tafl_nn::{forward_rate, peak_gflops, Encoder, Inference};
+    let device = tafl_nn::default_device();
+    let (model, config, what) = match tafl_trainer::shipped::for_rules(rs) {
+        Ok((m, own)) => {
+            let (model, manifest) = tafl_nn::load_checkpoint_bytes(
+                m.manifest,
+                m.weights.to_vec(),
+                &own,
+                &device,
+                std::path::Path::new(m.name),
+            )
+            .map_err(|e| e.to_string())?;
+            (model, manifest.model, "shipped")
+        }
+        Err(_) => {
+            let config = tafl_nn::NetConfig::for_board(rs.size());
+            (config.init(&device), config, "fresh")
+        }
+    };
+    let flop = 2.0 * config.macs_per_position() as f64;
+    // A few positions of a random game, as the network sees them.
+    let planes = with_board!(rs, B, rules => {
+        let enc = Encoder::new(rs);
+        let mut game = tafl_engine::Game::new(&rules);
+        let mut planes = Vec::new();
+        for k in 0..16usize {
+            let mut p = vec![0.0; enc.input_len()];
+            enc.encode(game.position(), 1, game.ply(), 0, &mut p);
+            planes.extend(p);
+            let moves = game.position().moves(&rules);
+            if game.outcome().is_some() || moves.is_empty() {
+                break;
+            }
+            game.play_unchecked(&rules, moves.as_slice()[(k * 7) % moves.len()]);
+        }
+        planes
+    });
+    match tafl_nn::onnxruntime_library() {
+        Ok(lib) => println!("onnxruntime: {}", lib.display()),
+        Err(e) => println!("no onnxruntime rows: {e}"),
+    }
+    for threads in [1usize, 2] {
+        println!("{}", peak_gflops(threads).1);
+    }
+    let net = format!(
+        "{} {}x{}{}",
+        what,
+        config.blocks,
+        config.channels,
+        if config.global_pool_every > 0 {
+            " gpool"
+        } else {
+            ""
+        }
+    );
+    for threads in [1usize, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let peak = peak_gflops(threads).0;
+        for engine in [Inference::Burn, Inference::OnnxRuntime] {
+            for batch in [1usize, 16, 256] {
+                let Ok(rate) =
+                    pool.install(|| forward_rate(&model, engine, &planes, batch, threads, seconds))
+                else {
+                    break;
+                };
+                let gflops = rate * flop / 1e9;
+                println!(
+                    "{:<22} network {net:<18} {:<11} {threads} thread(s) batch {batch:>3} {rate:>10.0} positions/s {gflops:>6.1} GFLOP/s {:>4.0}% of peak",
+                    rs.id(),
+                    engine.name(),
+                    100.0 * gflops / peak
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Self-play as `tafl train` plays it after the teacher's iterations: `games` games of
+/// `config`'s `[selfplay]` section with the shipped model of its rules, `parallel_games` at a
+/// time through one batched evaluator (with the config's evaluation cache). Prints games per
+/// hour, network positions per second, batch size and the cache's hit rate. `tafl --inference
+/// burn bench --selfplay ...` measures the burn path.
+pub fn selfplay(config: &tafl_trainer::TrainConfig, games: u32) -> Result<(), String> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use tafl_nn::{BatchConfig, NetEvaluator};
+    let rs = config.ruleset()?;
+    let sp = &config.selfplay;
+    let (m, own) = tafl_trainer::shipped::for_rules(&rs)?;
+    let device = tafl_nn::default_device();
+    let (model, _) = tafl_nn::load_checkpoint_bytes(
+        m.manifest,
+        m.weights.to_vec(),
+        &own,
+        &device,
+        std::path::Path::new(m.name),
+    )
+    .map_err(|e| e.to_string())?;
+    let threads = (sp.parallel_games.min(games.max(1))) as usize;
+    let batch = BatchConfig {
+        callers: threads,
+        max_wait: std::time::Duration::from_millis(3),
+        seed: config.seed,
+        cache_entries: sp.eval_cache as usize,
+        ..BatchConfig::default()
+    };
+    let net = NetEvaluator::new(model, &rs, device, batch, "net:shipped");
+    let encoder = tafl_nn::Encoder::new(&rs);
+    let next = AtomicU64::new(0);
+    let plies = AtomicU64::new(0);
+    let t0 = Instant::now();
+    with_board!(&rs, B, rules => {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| loop {
+                    let g = next.fetch_add(1, Ordering::Relaxed);
+                    if g >= games as u64 {
+                        break;
+                    }
+                    let game = tafl_trainer::selfplay::play_game(
+                        &rules,
+                        &net as &dyn tafl_engine::Evaluator<B>,
+                        &encoder,
+                        sp,
+                        game_seed(config.seed, g),
+                        false,
+                        None,
+                    );
+                    plies.fetch_add(game.stats.plies, Ordering::Relaxed);
+                });
+            }
+        });
+    });
+    let secs = t0.elapsed().as_secs_f64();
+    let stats = net.stats();
+    println!(
+        "{:<22} self-play {} games ({} at once, {} simulations, {} fast) with {}: {:.0} games/hour, {:.0} plies/s, {:.0} network positions/s, mean batch {:.1}, cache hit rate {:.1}%",
+        rs.id(),
+        games,
+        threads,
+        sp.simulations,
+        sp.fast_simulations,
+        net.inference(),
+        games as f64 * 3600.0 / secs,
+        plies.load(Ordering::Relaxed) as f64 / secs,
+        stats.positions as f64 / secs,
+        stats.positions as f64 / stats.batches.max(1) as f64,
+        100.0 * stats.cache_hit_rate()
+    );
+    Ok(())
+}

@@ -9,6 +9,15 @@ use tafl_engine::{rules_panel, ruleset_to_opentafl, Ruleset};
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Engine of the networks' forward passes (players, arena, analysis, engines; `tafl train`
+    /// takes its config's `selfplay.inference`): auto (ONNX Runtime where
+    /// scripts/install-onnxruntime.sh installed it, else burn), burn, or onnxruntime.
+    #[arg(long, global = true, default_value = "auto", value_parser = parse_inference)]
+    inference: tafl_nn::Inference,
+}
+
+fn parse_inference(s: &str) -> Result<tafl_nn::Inference, String> {
+    s.parse()
 }
 
 #[derive(Subcommand, Debug)]
@@ -313,6 +322,19 @@ enum Command {
         /// this ruleset, one and two threads.
         #[arg(long)]
         search: Option<String>,
+        /// Also measure the network's forward passes on this ruleset's network (shipped, else a
+        /// fresh default one): positions and GFLOP/s per engine (burn, onnxruntime), batch
+        /// and thread count, with the fraction of the machine's peak.
+        #[arg(long)]
+        network: Option<String>,
+        /// Also play self-play games of this training config (`default`: the embedded
+        /// Brandubh config) with its rules' shipped model: games per hour and the evaluation
+        /// cache's hit rate (`tafl --inference burn bench ...` for the burn path).
+        #[arg(long)]
+        selfplay: Option<String>,
+        /// Games of `--selfplay`.
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        games: u32,
     },
 }
 
@@ -358,6 +380,8 @@ pub fn parse_side(text: &str, flag: &str) -> Result<tafl_engine::Side, String> {
 
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<(), String> {
+    cli.inference.resolve().map_err(|e| format!("--inference: {e}"))?;
+    tafl_nn::Inference::set_process_default(cli.inference);
     match cli.command {
         Command::Train {
             config,
@@ -628,6 +652,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
             rules,
             seconds,
             search,
+            network,
+            selfplay,
+            games,
         } => {
             let mut sets = Vec::new();
             for id in rules.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -645,6 +672,19 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if let Some(id) = search {
                 let rs = Ruleset::load(&id).map_err(|e| e.to_string())?;
                 crate::bench::search(&rs, seconds);
+            }
+            if let Some(id) = network {
+                let rs = Ruleset::load(&id).map_err(|e| e.to_string())?;
+                crate::bench::network(&rs, seconds)?;
+            }
+            if let Some(file) = selfplay {
+                let config = if file == "default" {
+                    tafl_trainer::TrainConfig::parse(tafl_trainer::DEFAULT_CONFIG, "default")?
+                } else {
+                    let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
+                    tafl_trainer::TrainConfig::parse(&text, &file)?
+                };
+                crate::bench::selfplay(&config, games)?;
             }
             Ok(())
         }

@@ -11,11 +11,10 @@
 
 use burn::optim::momentum::MomentumConfig;
 use burn::optim::SgdConfig;
-use burn::prelude::*;
 use std::time::{Duration, Instant};
 use tafl_engine::{Game, Rules, Ruleset};
 use tafl_nn::{
-    peak_gflops, Backend, Batch, Encoder, Inference, Learner, LossConfig, NetConfig, OnnxNet, Sample,
+    forward_rate, peak_gflops, Backend, Batch, Encoder, Inference, Learner, LossConfig, NetConfig, Sample,
     TaflNet, PLANES,
 };
 
@@ -140,15 +139,6 @@ fn planes(ruleset: &Ruleset, samples: &[Sample], batch: usize) -> Vec<f32> {
     flat
 }
 
-fn input(ruleset: &Ruleset, samples: &[Sample], batch: usize, device: &Device) -> Tensor<4> {
-    let n = ruleset.size();
-    let mut flat = Vec::with_capacity(batch * PLANES * n * n);
-    for s in samples.iter().cycle().take(batch) {
-        flat.extend_from_slice(&s.planes);
-    }
-    Tensor::from_data(TensorData::new(flat, [batch, PLANES, n, n]), device)
-}
-
 fn main() {
     let o = options();
     let backend: Backend = std::env::var("TAFL_NN_BACKEND")
@@ -213,33 +203,14 @@ fn main() {
             };
             pool.install(|| {
                 let model: TaflNet = config.init(&device);
+                let x = planes(&ruleset, &data, data.len());
                 for &engine in &o.engines {
-                    let mut onnx = match engine {
-                        Inference::Burn => None,
-                        _ => match OnnxNet::new(&model, threads) {
-                            Ok(net) => Some(net),
-                            Err(_) => continue,
-                        },
-                    };
                     for &batch in &o.batches {
-                        let t = match &mut onnx {
-                            None => {
-                                let x = input(&ruleset, &data, batch, &device);
-                                time(o.seconds, || {
-                                    let out = model.forward(x.clone());
-                                    let _ = out.policy.into_data();
-                                    let _ = out.wdl.into_data();
-                                })
-                            }
-                            Some(net) => {
-                                let x = planes(&ruleset, &data, batch);
-                                time(o.seconds, || {
-                                    let _ = net.forward(&x, batch);
-                                })
-                            }
+                        // An engine that cannot run here (no onnxruntime) has no rows.
+                        let Ok(per_s) = forward_rate(&model, engine, &x, batch, threads, o.seconds) else {
+                            break;
                         };
-                        let name = if onnx.is_some() { "onnxruntime" } else { "burn" };
-                        row(name, batch, "positions", batch as f64 / t.as_secs_f64(), flop);
+                        row(engine.name(), batch, "positions", per_s, flop);
                     }
                 }
                 if o.train {

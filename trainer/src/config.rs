@@ -99,6 +99,10 @@ pub struct SelfPlaySection {
     /// the arena's): positions met again (transpositions, the openings every game passes
     /// through) cost a lookup instead of a forward pass. 0: no cache.
     pub eval_cache: u32,
+    /// The engine of the network's forward passes in self-play and the arena: `auto` (ONNX
+    /// Runtime where its library is installed, several times faster on CPU; else burn),
+    /// `burn`, or `onnxruntime` (an error without the library). Training is burn's always.
+    pub inference: tafl_nn::Inference,
 }
 
 impl Default for SelfPlaySection {
@@ -125,6 +129,7 @@ impl Default for SelfPlaySection {
             handicap_blunder: 0.5,
             exploration: 0.0,
             eval_cache: 200_000,
+            inference: tafl_nn::Inference::Auto,
         }
     }
 }

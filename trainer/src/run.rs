@@ -377,6 +377,12 @@ impl<B: BitSet> Trainer<'_, B> {
     }
 
     fn load_net(&self, iteration: u32, callers: usize) -> Result<Arc<NetEvaluator>, String> {
+        // An explicit `onnxruntime` without its library stops the run; `auto` falls back.
+        self.config
+            .selfplay
+            .inference
+            .resolve()
+            .map_err(|e| format!("selfplay.inference: {e}"))?;
         let device = default_device();
         let (model, _) = load_checkpoint(&checkpoint_path(self.dir, iteration), self.ruleset, &device)
             .map_err(|e| e.to_string())?;
@@ -385,6 +391,7 @@ impl<B: BitSet> Trainer<'_, B> {
             max_wait: Duration::from_millis(3),
             seed: self.config.seed,
             cache_entries: self.config.selfplay.eval_cache as usize,
+            inference: self.config.selfplay.inference,
             ..BatchConfig::default()
         };
         Ok(Arc::new(NetEvaluator::new(
@@ -436,6 +443,13 @@ impl<B: BitSet> Trainer<'_, B> {
         let net: Arc<dyn Evaluator<B> + Send + Sync> = match teacher {
             None => {
                 let n = self.load_net(state.best, threads)?;
+                self.log.line(
+                    &format!(
+                        "iteration {it}: self-play evaluates the network with {}",
+                        n.inference()
+                    ),
+                    !self.options.quiet,
+                );
                 network = Some(n.clone());
                 n
             }
