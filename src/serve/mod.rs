@@ -109,7 +109,13 @@ impl Server {
         }
         let searches = match args.searches {
             Some(0) => return Err("--searches must be at least 1".into()),
-            Some(n) => crate::limits::clamp_threads(n, crate::limits::cores()).0,
+            Some(n) => {
+                let (n, warning) = crate::limits::clamp_threads(n, crate::limits::cores());
+                if let Some(w) = warning {
+                    eprintln!("warning: {}", w.replace("--threads", "--searches"));
+                }
+                n
+            }
             None => crate::players::cores(),
         };
         let queue = args.queue.unwrap_or(4 * searches).min(1_000_000);
