@@ -4,7 +4,8 @@
 # SECONDS seconds, then stops by itself. Prints wrk's throughput and latency, the answers by
 # status (the 503 share), the server's peak memory and its metrics. Speed is reported, never
 # asserted. Usage: scripts/load-test.sh [SECONDS] [CONNECTIONS] [-- tafl serve options...]
-# TAFL=path/to/tafl uses that binary instead of building target/release/tafl.
+# TAFL=path/to/tafl uses that binary instead of building target/release/tafl. Clients wait the
+# Retry-After of a 503 before their next request; BACKOFF=0 makes them send again at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -36,7 +37,9 @@ url=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$out/server.log")
 [ -n "$url" ] || { cat "$out/server.log"; exit 1; }
 head -1 "$out/server.log"
 echo "wrk: $connections connections for ${seconds}s, 2 threads, POST /api/move (levels 1-5, brandubh)"
-wrk -t2 -c"$connections" -d"${seconds}s" --timeout 60s --latency -s scripts/load/moves.lua "$url" | tee "$out/wrk.txt"
+backoff=()
+[ "${BACKOFF:-1}" = 0 ] && backoff=(-- no-backoff)
+wrk -t2 -c"$connections" -d"${seconds}s" --timeout 60s --latency -s scripts/load/moves.lua "$url" "${backoff[@]}" | tee "$out/wrk.txt"
 # The server must still answer, and have stayed within its bounds.
 curl -fsS "$url/health" >/dev/null || { echo "error: the server stopped answering" >&2; exit 1; }
 echo "peak memory of tafl serve: $(awk '/VmHWM/ {printf "%.0f MiB", $2/1024}' /proc/$pid/status) (VmHWM)"

@@ -22,9 +22,13 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
+local backoff = true
+
 function init(args)
   math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16) % 100000)
   counts = {}
+  -- `-- no-backoff` after the URL: clients that send again at once after a 503.
+  backoff = args[1] ~= "no-backoff"
 end
 
 function request()
@@ -38,7 +42,7 @@ local wait_ms = 0
 function response(status, headers, body)
   counts[status] = (counts[status] or 0) + 1
   wait_ms = 0
-  if status == 503 then
+  if status == 503 and backoff then
     wait_ms = 1000 * (tonumber(headers["Retry-After"] or headers["retry-after"] or "1") or 1)
   end
 end
