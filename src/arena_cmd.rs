@@ -76,6 +76,15 @@ pub fn report(a: &str, b: &str, r: &MatchResult) -> String {
     let avg = r.plies.iter().map(|&p| p as f64).sum::<f64>() / r.plies.len().max(1) as f64;
     out.push_str(&format!("average length: {avg:.1} plies\n"));
     out.push_str(&format!("A: {}\n", r.elo()));
+    if !r.stopped.is_empty() {
+        out.push_str(&format!(
+            "{} game(s) ended outside the rules (a program's forfeit or its own rules' verdict):\n",
+            r.stopped.len()
+        ));
+        for s in &r.stopped {
+            out.push_str(&format!("  {s}\n"));
+        }
+    }
     out
 }
 

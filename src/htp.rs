@@ -248,6 +248,67 @@ impl Request {
     }
 }
 
+impl std::fmt::Display for Request {
+    /// The line as a driver sends it (without its newline); [`Request::parse`] reads it back.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Request::BoardSize(n) => write!(f, "board_size {n}"),
+            Request::FinalStatus => f.write_str("final_status"),
+            Request::FirstMove(r) => write!(f, "first_move {}", r.name()),
+            Request::GenerateMove(None) => f.write_str("generate_move"),
+            Request::GenerateMove(Some(r)) => write!(f, "generate_move {}", r.name()),
+            Request::KnownCommand(c) => write!(f, "known_command {c}"),
+            Request::ListCommands => f.write_str("list_commands"),
+            Request::Name => f.write_str("name"),
+            Request::Play { role, from, to } => write!(f, "play {} {from} {to}", role.name()),
+            Request::Resign(r) => write!(f, "play {} resigns", r.name()),
+            Request::PlayFrom => f.write_str("play_from"),
+            Request::PlayTo { role, from } => write!(f, "play_to {} {from}", role.name()),
+            Request::PlayUndo => f.write_str("play_undo"),
+            Request::ProtocolVersion => f.write_str("protocol_version"),
+            Request::Quit => f.write_str("quit"),
+            Request::ResetBoard => f.write_str("reset_board"),
+            Request::ShowBoard => f.write_str("show_board"),
+            Request::ShowBoardOpenTafl => f.write_str("show_board_open_tafl"),
+            Request::TimeSettings(None) => f.write_str("time_settings un-timed"),
+            Request::TimeSettings(Some(c)) => write!(
+                f,
+                "time_settings fischer {} {}",
+                c.remaining.as_millis(),
+                c.increment.as_secs()
+            ),
+            Request::Version => f.write_str("version"),
+        }
+    }
+}
+
+/// One line an engine printed, as its driver reads it: `Some(Ok(text))` for a success
+/// (`= text`), `Some(Err(message))` for an error (`? message`), `None` for any other line
+/// (the blank lines that end answers, and what engines print besides: hnefatafl.org's
+/// prints its search's progress and a table after `generate_move`'s answer).
+pub fn parse_answer(line: &str) -> Option<Result<String, String>> {
+    let line = line.trim_end();
+    if let Some(rest) = line.strip_prefix('=') {
+        Some(Ok(rest.trim_start().to_string()))
+    } else {
+        line.strip_prefix('?')
+            .map(|rest| Err(rest.trim_start().to_string()))
+    }
+}
+
+/// What `generate_move` answered: the move, or a resignation. The answer is `play ROLE FROM
+/// TO` (hnefatafl.org's engine adds `, score: ...` after it, which is dropped).
+pub fn parse_generated(text: &str) -> Result<Request, String> {
+    let play = text.split(',').next().unwrap_or("");
+    match Request::parse(play) {
+        Ok(Some(r @ (Request::Play { .. } | Request::Resign(_)))) => Ok(r),
+        Ok(_) => Err("expected `play ROLE FROM TO` or `play ROLE resigns`".into()),
+        Err(e) => Err(format!(
+            "expected `play ROLE FROM TO` or `play ROLE resigns` ({e})"
+        )),
+    }
+}
+
 /// An answer as printed with `framing`: `= text` or `? error` (an error on one line), and
 /// the newlines that end it.
 pub fn answer(result: &Result<String, String>, framing: Framing) -> String {
@@ -338,6 +399,73 @@ mod tests {
                 Err(e) => assert!(e.contains(needle), "`{line}`: {e}"),
                 other => panic!("`{line}` gave {other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn every_request_prints_as_a_line_that_parses_back() {
+        let requests = [
+            Request::BoardSize(11),
+            Request::FinalStatus,
+            Request::FirstMove(Role::Defender),
+            Request::GenerateMove(None),
+            Request::GenerateMove(Some(Role::Attacker)),
+            Request::KnownCommand("play".into()),
+            Request::ListCommands,
+            Request::Name,
+            Request::Play {
+                role: Role::Attacker,
+                from: "A4".into(),
+                to: "A1".into(),
+            },
+            Request::Resign(Role::Defender),
+            Request::PlayFrom,
+            Request::PlayTo {
+                role: Role::Defender,
+                from: "F6".into(),
+            },
+            Request::PlayUndo,
+            Request::ProtocolVersion,
+            Request::Quit,
+            Request::ResetBoard,
+            Request::ShowBoard,
+            Request::ShowBoardOpenTafl,
+            Request::TimeSettings(None),
+            Request::TimeSettings(Some(tafl_engine::Clock {
+                remaining: std::time::Duration::from_millis(1500),
+                increment: std::time::Duration::from_secs(2),
+            })),
+            Request::Version,
+        ];
+        for r in requests {
+            assert_eq!(ok(&r.to_string()), r);
+        }
+    }
+
+    #[test]
+    fn answers_and_generated_moves_parse_and_other_lines_are_not_answers() {
+        assert_eq!(
+            parse_answer("= play attacker a4 a1"),
+            Some(Ok("play attacker a4 a1".into()))
+        );
+        assert_eq!(parse_answer("="), Some(Ok(String::new())));
+        assert_eq!(parse_answer("? illegal move"), Some(Err("illegal move".into())));
+        assert_eq!(parse_answer("1 turn: attacker play: play attacker a4 a1"), None);
+        assert_eq!(parse_answer(""), None);
+        assert_eq!(
+            parse_generated("play attacker d1 d3, score: 12.5, delay milliseconds: 3, loops: 9"),
+            Ok(Request::Play {
+                role: Role::Attacker,
+                from: "d1".into(),
+                to: "d3".into()
+            })
+        );
+        assert_eq!(
+            parse_generated("play defender resigns _"),
+            Ok(Request::Resign(Role::Defender))
+        );
+        for bad in ["", "name", "play attacker d1", "play king d1 d3", "hello there"] {
+            assert!(parse_generated(bad).is_err(), "`{bad}`");
         }
     }
 

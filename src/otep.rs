@@ -293,6 +293,57 @@ impl Message {
     }
 }
 
+impl fmt::Display for Message {
+    /// The line as OpenTafl sends it (without its newline); [`Message::parse`] reads it back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let side = |s: &Side| s.name();
+        let time = |t: &ClockTime| format!("{}{}", t.millis, if t.overtime { "*" } else { "" });
+        match self {
+            Message::Hello => f.write_str("hello"),
+            Message::Rules(rs) => write!(f, "rules {}", tafl_engine::ruleset_to_opentafl(rs)),
+            Message::Position(p) => write!(f, "position {p}"),
+            Message::Side(s) => write!(f, "side {}", side(s)),
+            Message::Clock(None) => f.write_str("clock"),
+            Message::Clock(Some(c)) => write!(
+                f,
+                "clock {} {} {} {} {}",
+                time(&c.attackers),
+                time(&c.defenders),
+                c.overtime_seconds,
+                c.attacker_overtimes,
+                c.defender_overtimes
+            ),
+            Message::Analyze { count, seconds } => write!(f, "analyze {count} {seconds}"),
+            Message::Play(s) => write!(f, "play {}", side(s)),
+            Message::Move(p) => write!(f, "move {p}"),
+            Message::Error(r) => write!(
+                f,
+                "error {}",
+                match r {
+                    MoveRefusal::WrongSide => 1,
+                    MoveRefusal::IllegalMove => 2,
+                    MoveRefusal::BerserkWrongSide => 3,
+                    MoveRefusal::BerserkIllegalMove => 4,
+                }
+            ),
+            Message::OpponentMove { moves, position } => {
+                write!(f, "opponent-move {} {position}", moves.join("|"))
+            }
+            Message::Finish(code) => write!(
+                f,
+                "finish {}",
+                match code {
+                    Finish::Stopped => 0,
+                    Finish::Draw => 1,
+                    Finish::AttackersWin => 2,
+                    Finish::DefendersWin => 3,
+                }
+            ),
+            Message::Goodbye => f.write_str("goodbye"),
+        }
+    }
+}
+
 /// One line from the engine to OpenTafl.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
@@ -320,6 +371,74 @@ pub struct AnalysisLine {
     pub moves: Vec<String>,
     /// The value of the first move for the side to move, -1 (lost) to 1 (won).
     pub evaluation: f32,
+}
+
+/// Moves an `analysis` line may list, at most.
+const MAX_ANALYSIS_LINES: usize = 256;
+
+impl Reply {
+    /// Parses one line an engine sent (without its newline), as a host reads it. The error
+    /// names the command and what was wrong.
+    pub fn parse(line: &str) -> Result<Reply, LineError> {
+        let line = line.trim();
+        let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim();
+        let args: Vec<&str> = rest.split_whitespace().collect();
+        match command {
+            "" => Err(LineError::new("empty line")),
+            "hello" => Ok(Reply::Hello),
+            "move" => Ok(Reply::Move(one_arg(command, &args, "move")?.to_string())),
+            "status" => Ok(Reply::Status(rest.to_string())),
+            "error" => {
+                let (code, message) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                let critical = match code {
+                    "-1" => true,
+                    "0" => false,
+                    other => {
+                        return Err(LineError::new(format!(
+                            "error: `{other}` is not an engine's error code; allowed values: -1, 0"
+                        )))
+                    }
+                };
+                Ok(Reply::Error {
+                    critical,
+                    message: message.trim().to_string(),
+                })
+            }
+            "analysis" => {
+                let Some((count, pairs)) = args.split_first() else {
+                    return Err(LineError::new("analysis: the move count is missing"));
+                };
+                let count: usize = number(command, "move count", count)?;
+                if count > MAX_ANALYSIS_LINES || pairs.len() != 2 * count {
+                    return Err(LineError::new(format!(
+                        "analysis: expected {count} pairs of moves and evaluation (at most {MAX_ANALYSIS_LINES}), got {} values",
+                        pairs.len()
+                    )));
+                }
+                let lines = pairs
+                    .chunks(2)
+                    .map(|p| {
+                        let evaluation: f32 = number(command, "evaluation", p[1])?;
+                        if !evaluation.is_finite() {
+                            return Err(LineError::new(format!(
+                                "analysis: evaluation `{}` is not a finite number",
+                                p[1]
+                            )));
+                        }
+                        Ok(AnalysisLine {
+                            moves: p[0].split('|').map(str::to_string).collect(),
+                            evaluation,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, LineError>>()?;
+                Ok(Reply::Analysis(lines))
+            }
+            other => Err(LineError::new(format!(
+                "unknown reply `{other}`; engines send hello, move, analysis, error, status"
+            ))),
+        }
+    }
 }
 
 /// Text as one US-ASCII line: OpenTafl reads ASCII and splits commands at newlines.
@@ -483,6 +602,85 @@ mod tests {
         );
         let e = err("rules dim:8 start:/8/8/8/8/8/8/8/8/");
         assert!(e.critical && e.message.contains("dim:8"), "{}", e.message);
+    }
+
+    #[test]
+    fn every_message_prints_as_a_line_that_parses_back() {
+        let messages = [
+            Message::Hello,
+            Message::Position("/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/".into()),
+            Message::Side(Side::Defenders),
+            Message::Clock(None),
+            Message::Clock(Some(Clock {
+                attackers: ClockTime {
+                    millis: 1000,
+                    overtime: false,
+                },
+                defenders: ClockTime {
+                    millis: 20,
+                    overtime: true,
+                },
+                overtime_seconds: 3,
+                attacker_overtimes: 1,
+                defender_overtimes: 0,
+            })),
+            Message::Analyze {
+                count: 3,
+                seconds: 10,
+            },
+            Message::Play(Side::Attackers),
+            Message::Move("/7/7/7/3K3/7/7/7/".into()),
+            Message::Error(MoveRefusal::IllegalMove),
+            Message::OpponentMove {
+                moves: vec!["d1-b1".into(), "b1-b2".into()],
+                position: "/7/7/7/3K3/7/7/7/".into(),
+            },
+            Message::Finish(Finish::AttackersWin),
+            Message::Goodbye,
+        ];
+        for m in messages {
+            assert_eq!(ok(&m.to_string()), m);
+        }
+        let rules = Message::Rules(Box::new(Ruleset::builtin("copenhagen")));
+        match ok(&rules.to_string()) {
+            Message::Rules(rs) => assert_eq!(rs.size(), 11),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_reply_prints_as_a_line_that_parses_back_and_bad_ones_are_named() {
+        let replies = [
+            Reply::Hello,
+            Reply::Move("d1-b1".into()),
+            Reply::Analysis(vec![AnalysisLine {
+                moves: vec!["d1-b1".into(), "d3-b3".into()],
+                evaluation: 0.25,
+            }]),
+            Reply::Error {
+                critical: true,
+                message: "out of memory".into(),
+            },
+            Reply::Status("thinking".into()),
+        ];
+        for r in replies {
+            assert_eq!(Reply::parse(&r.to_string()), Ok(r));
+        }
+        for (line, needle) in [
+            ("", "empty line"),
+            ("move", "move is missing"),
+            ("move a1-a2 a3-a4", "expected only the move"),
+            ("error 5 bad", "`5` is not an engine's error code"),
+            ("analysis 2 a1-a2 0.5", "expected 2 pairs"),
+            ("analysis 1 a1-a2 much", "evaluation `much`"),
+            ("analysis 1 a1-a2 NaN", "not a finite number"),
+            ("resign", "unknown reply `resign`"),
+        ] {
+            match Reply::parse(line) {
+                Err(e) => assert!(e.message.contains(needle), "`{line}`: {}", e.message),
+                Ok(r) => panic!("`{line}` accepted as {r:?}"),
+            }
+        }
     }
 
     #[test]

@@ -186,6 +186,12 @@ pub fn evaluator<B: BitSet>(e: &EvaluatorSpec, rules: &Rules<B>) -> Result<Arc<d
 /// A level's fallback replaces it under rules with no shipped model.
 pub fn build<B: BitSet>(r: &Resolved, seed: u64, rules: &Rules<B>) -> Result<Player<B>, String> {
     let r = &r.for_rules(&rules.ruleset);
+    if let PlayerSpec::External { protocol, command } = &r.spec {
+        let program = crate::external_player::start(*protocol, command, rules)?;
+        let mut p = Player::external(&r.spec, program);
+        p.limit = r.limit;
+        return Ok(p);
+    }
     let factory = |e: &EvaluatorSpec| evaluator(e, rules);
     let mut p = Player::new(&r.spec, seed, &SearchConfig::default(), &factory)?;
     p.temperature = r.temperature;

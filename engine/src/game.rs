@@ -158,6 +158,14 @@ impl<B: BitSet> Game<B> {
         }
     }
 
+    /// Ends the game with a result from outside its rules: a player's forfeit, another
+    /// program's verdict. Does nothing after the end.
+    pub fn end_outside_rules(&mut self, outcome: Outcome) {
+        if self.outcome.is_none() {
+            self.outcome = Some(outcome);
+        }
+    }
+
     /// Takes back the last move (replays the game without it). Returns false at the start.
     pub fn undo(&mut self, rules: &Rules<B>) -> bool {
         if self.moves.is_empty() {

@@ -16,6 +16,7 @@ mod bitset;
 mod capture;
 mod diagram;
 mod error;
+mod external;
 mod game;
 pub mod input;
 mod movegen;
@@ -39,6 +40,7 @@ mod zobrist;
 pub use bitset::{BitSet, Squares, Wide};
 pub use diagram::{parse_diagram, write_diagram};
 pub use error::{IllegalMove, ParseError, RulesError};
+pub use external::{EngineProtocol, ExternalPlayer, Stop, MAX_COMMAND_LEN};
 pub use game::{Game, Played};
 pub use movegen::{MoveList, MAX_MOVES};
 pub use notation::{

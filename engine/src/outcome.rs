@@ -30,6 +30,12 @@ pub enum Reason {
     PlyLimit,
     /// A player's game clock ran out (a clock kept by a match or a host, not the rules).
     Time,
+    /// A player forfeited: another program resigned, sent an illegal or malformed reply, or
+    /// stopped answering.
+    Forfeit,
+    /// Another program's own rules ended a game that the game's rules go on with (its
+    /// verdict stands, and the match says so).
+    Adjudication,
 }
 
 impl Reason {
@@ -44,6 +50,8 @@ impl Reason {
             Reason::NoMoves => "no legal moves",
             Reason::PlyLimit => "ply limit",
             Reason::Time => "time",
+            Reason::Forfeit => "forfeit",
+            Reason::Adjudication => "adjudication",
         }
     }
 }

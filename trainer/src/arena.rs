@@ -58,6 +58,9 @@ pub struct MatchResult {
     pub as_defenders: (u32, u32, u32),
     /// Games lost on time (by either player).
     pub on_time: u32,
+    /// Games that another program (an `htp:` or `otep:` player) forfeited, or whose end its
+    /// own rules decided: one line each, naming the game and what happened.
+    pub stopped: Vec<String>,
 }
 
 impl MatchResult {
@@ -128,6 +131,8 @@ struct Played {
     plies: u32,
     /// Whether a player lost on time.
     on_time: bool,
+    /// What ended the game outside the rules (another program's forfeit or verdict).
+    stopped: Option<String>,
 }
 
 /// Mixed into the match seed for the openings, so they do not share a stream with the players.
@@ -229,6 +234,17 @@ pub fn play_match_with<B: BitSet>(
                     score: score_for(game.outcome(), a_side),
                     plies: game.ply(),
                     on_time: game.outcome().is_some_and(|o| o.reason == Reason::Time),
+                    stopped: [("A", &pa), ("B", &pb)].into_iter().find_map(|(who, p)| {
+                        let s = p.stopped.as_ref()?;
+                        Some(format!(
+                            "game {} (A {}), {who}: {} after {} plies: {}",
+                            g + 1,
+                            a_side.name(),
+                            s.outcome,
+                            game.ply(),
+                            s.why
+                        ))
+                    }),
                 });
                 on_game();
             });
@@ -245,9 +261,11 @@ pub fn play_match_with<B: BitSet>(
         score,
         plies,
         on_time,
+        stopped,
         ..
     } in r
     {
+        out.stopped.extend(stopped);
         out.scores.push(score);
         out.plies.push(plies);
         out.on_time += on_time as u32;

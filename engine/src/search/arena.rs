@@ -86,6 +86,10 @@ pub fn play_game_from<B: BitSet>(
         player.clock = *clock;
         let t0 = Instant::now();
         let Some((mv, _)) = player.choose(rules, &game) else {
+            // Another program forfeited, or its rules ended the game.
+            if let Some(stop) = &player.stopped {
+                game.end_outside_rules(stop.outcome);
+            }
             break;
         };
         if let Some(c) = clock {

@@ -7,6 +7,7 @@ use super::evaluator::Evaluator;
 use super::mcts::{merge_results, Search, SearchResult};
 use super::time::{Clock, Deadline, ThinkingLimit};
 use crate::bitset::BitSet;
+use crate::external::{EngineProtocol, ExternalPlayer, Stop, MAX_COMMAND_LEN};
 use crate::game::Game;
 use crate::position::Move;
 use crate::rules::Rules;
@@ -29,7 +30,8 @@ pub enum EvaluatorSpec {
     Model(String),
 }
 
-/// A player as text: `random`, `heuristic`, or `mcts:<uniform|rollout|heuristic|model=PATH>[:SIMS]`.
+/// A player as text: `random`, `heuristic`, `mcts:<uniform|rollout|heuristic|model=PATH>[:SIMS]`,
+/// or another program: `htp:COMMAND`, `otep:COMMAND`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
     /// Uniformly random legal moves.
@@ -43,13 +45,32 @@ pub enum PlayerSpec {
         /// Simulations per move.
         simulations: u32,
     },
+    /// Another program behind an engine protocol, started by the host for each game.
+    External {
+        /// The protocol it speaks.
+        protocol: EngineProtocol,
+        /// Its command line: the program and its arguments (quotes group words).
+        command: String,
+    },
 }
 
 impl PlayerSpec {
     /// Parses a spec; the error lists the accepted forms.
     pub fn parse(text: &str) -> Result<PlayerSpec, String> {
-        let forms = "accepted: random, heuristic, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS]";
+        let forms = "accepted: random, heuristic, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], htp:COMMAND, otep:COMMAND";
         let t = text.trim();
+        if let Some((protocol, command)) = EngineProtocol::split_spec(t) {
+            let command = command.trim();
+            if command.is_empty() || command.len() > MAX_COMMAND_LEN {
+                return Err(format!(
+                    "player `{protocol}:...`: the command must hold 1 to {MAX_COMMAND_LEN} bytes"
+                ));
+            }
+            return Ok(PlayerSpec::External {
+                protocol,
+                command: command.to_string(),
+            });
+        }
         match t {
             "random" => return Ok(PlayerSpec::Random),
             "heuristic" => return Ok(PlayerSpec::Heuristic),
@@ -92,6 +113,7 @@ impl std::fmt::Display for PlayerSpec {
         match self {
             PlayerSpec::Random => f.write_str("random"),
             PlayerSpec::Heuristic => f.write_str("heuristic"),
+            PlayerSpec::External { protocol, command } => write!(f, "{protocol}:{command}"),
             PlayerSpec::Mcts {
                 evaluator,
                 simulations,
@@ -130,6 +152,7 @@ enum Kind<B: BitSet> {
         /// One tree per search thread, each kept between moves.
         searches: Vec<Search<B>>,
     },
+    External(Box<dyn ExternalPlayer<B>>),
 }
 
 /// A player that picks moves for either side.
@@ -138,6 +161,9 @@ pub struct Player<B: BitSet> {
     kind: Kind<B>,
     rng: ChaCha8Rng,
     seed: u64,
+    /// How the game ended when an external player's program forfeited it or its own rules
+    /// ended it (the match reports it); `None` otherwise.
+    pub stopped: Option<Stop>,
     /// Temperature for choosing among searched moves (0: the best).
     pub temperature: f32,
     /// Probability of a uniformly random move instead of the player's own, each ply
@@ -170,6 +196,11 @@ impl<B: BitSet> Player<B> {
         let kind = match spec {
             PlayerSpec::Random => Kind::Random,
             PlayerSpec::Heuristic => Kind::Greedy,
+            PlayerSpec::External { .. } => {
+                return Err(format!(
+                    "player `{spec}` runs another program: build it with Player::external"
+                ))
+            }
             PlayerSpec::Mcts {
                 evaluator,
                 simulations,
@@ -189,6 +220,7 @@ impl<B: BitSet> Player<B> {
             kind,
             rng: ChaCha8Rng::seed_from_u64(seed),
             seed,
+            stopped: None,
             temperature: 0.0,
             exploration: 0.0,
             limit: ThinkingLimit::Simulations,
@@ -196,6 +228,24 @@ impl<B: BitSet> Player<B> {
             threads: 1,
             cutoff: None,
         })
+    }
+
+    /// A player whose moves come from another program, which `spec` names
+    /// ([`PlayerSpec::External`]); the host has started it.
+    pub fn external(spec: &PlayerSpec, program: Box<dyn ExternalPlayer<B>>) -> Player<B> {
+        Player {
+            spec: spec.clone(),
+            kind: Kind::External(program),
+            rng: ChaCha8Rng::seed_from_u64(0),
+            seed: 0,
+            stopped: None,
+            temperature: 0.0,
+            exploration: 0.0,
+            limit: ThinkingLimit::Simulations,
+            clock: None,
+            threads: 1,
+            cutoff: None,
+        }
     }
 
     /// Times the next move by a host's game clock (an engine protocol's): with `follow` the
@@ -237,6 +287,13 @@ impl<B: BitSet> Player<B> {
         let deadline = self.deadline(game.ply());
         match &mut self.kind {
             Kind::Random => Some((pos.pick_move(rules, |c| self.rng.random_range(0..c))?, None)),
+            Kind::External(program) => match program.choose(rules, game, self.limit, self.clock) {
+                Ok(mv) => Some((mv, None)),
+                Err(stop) => {
+                    self.stopped = Some(stop);
+                    None
+                }
+            },
             Kind::Greedy => {
                 let moves = pos.moves(rules);
                 let me = pos.to_move();
@@ -457,12 +514,19 @@ impl Levels {
                         l.level
                     ));
                 }
-                if !l.player.starts_with("mcts") {
+                // Another program is given the time by its protocol.
+                if !l.player.starts_with("mcts") && EngineProtocol::split_spec(&l.player).is_none() {
                     return Err(format!(
-                        "levels file `{file}`: level {}: movetime needs a search player (mcts:...), not `{}`",
+                        "levels file `{file}`: level {}: movetime needs a search player (mcts:...) or another program (htp:..., otep:...), not `{}`",
                         l.level, l.player
                     ));
                 }
+            }
+            if l.simulations.is_some() && EngineProtocol::split_spec(&l.player).is_some() {
+                return Err(format!(
+                    "levels file `{file}`: level {}: simulations are for search players; another program ({}) thinks by its own settings or a movetime",
+                    l.level, l.player
+                ));
             }
             if !(0.0..=1.0).contains(&l.exploration) {
                 return Err(format!(

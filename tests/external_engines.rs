@@ -1,0 +1,160 @@
+//! Other programs as players (`htp:COMMAND`, `otep:COMMAND`): our own `tafl engine` run as
+//! the other program, through both protocols, in arenas and in a levels file; and a program
+//! that answers badly, which loses its games with the reason in the report.
+
+use std::process::Command;
+
+fn tafl(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tafl"));
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run tafl");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `tafl engine` as a command line: the binary's path in single quotes, then `args`.
+fn engine(args: &str) -> String {
+    format!("'{}' engine {args}", env!("CARGO_BIN_EXE_tafl"))
+}
+
+/// Player A's (wins, draws, losses) summed over both sides of an arena's table.
+fn totals(out: &str) -> (u32, u32, u32) {
+    let mut t = (0, 0, 0);
+    for line in out.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if w.len() == 4 && (w[0] == "attackers" || w[0] == "defenders") {
+            let n = |i: usize| w[i].parse::<u32>().unwrap_or_else(|_| panic!("{line}"));
+            t = (t.0 + n(1), t.1 + n(2), t.2 + n(3));
+        }
+    }
+    t
+}
+
+fn arena(a: &str, b: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "arena",
+        a,
+        b,
+        "--rules",
+        "brandubh",
+        "--games",
+        "4",
+        "--seed",
+        "5",
+        "--threads",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    let (ok, out, err) = tafl(&args, &[]);
+    assert!(ok, "{err}\n{out}");
+    assert!(out.contains("4 games in colour-swapped pairs"), "{out}");
+    let (w, d, l) = totals(&out);
+    assert_eq!(w + d + l, 4, "{out}");
+    assert!(!out.contains("ended outside the rules"), "{out}");
+    out
+}
+
+#[test]
+fn our_engine_plays_through_both_protocols_and_reproduces() {
+    let htp = format!(
+        "htp:{}",
+        engine("--protocol htp --rules brandubh --player mcts:heuristic:40")
+    );
+    let otep = format!("otep:{}", engine("--protocol otep --player mcts:heuristic:40"));
+    let first = arena("mcts:heuristic:40", &htp, &[]);
+    // The program is seeded too: the same match again gives the same games.
+    assert_eq!(arena("mcts:heuristic:40", &htp, &[]), first);
+    arena(&otep, "mcts:heuristic:40", &[]);
+    // Two programs against each other, one through each protocol.
+    arena(&otep, &htp, &[]);
+}
+
+#[test]
+fn the_programs_get_the_games_clock() {
+    // Under a clock the programs are told their time (OTEP's clock, HTP's time_settings)
+    // and, thinking by it, never lose on time.
+    let htp = format!(
+        "htp:{}",
+        engine("--protocol htp --rules brandubh --player level:5")
+    );
+    let otep = format!("otep:{}", engine("--protocol otep --player level:5"));
+    let out = arena(&otep, &htp, &["--clock", "6+0.1"]);
+    assert!(out.contains("0 game(s) lost on time"), "{out}");
+}
+
+#[test]
+fn a_levels_file_can_name_another_program() {
+    let dir = std::env::temp_dir().join(format!("tafl-external-levels-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let levels = dir.join("levels.toml");
+    let command = engine("--protocol otep --player mcts:heuristic:20").replace('\'', "\\\"");
+    std::fs::write(
+        &levels,
+        format!("[[level]]\nlevel = 1\nplayer = \"otep:{command}\"\nmovetime = 0.2\n"),
+    )
+    .unwrap();
+    let path = levels.to_str().unwrap();
+    let (ok, out, err) = tafl(
+        &[
+            "arena", "level:1", "random", "--rules", "brandubh", "--games", "2",
+        ],
+        &[("TAFL_LEVELS", path)],
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("level 1 (otep:"), "{out}");
+    assert_eq!(totals(&out).0 + totals(&out).1 + totals(&out).2, 2, "{out}");
+    // A program's level has no simulations.
+    std::fs::write(
+        &levels,
+        format!("[[level]]\nlevel = 1\nplayer = \"otep:{command}\"\nsimulations = 100\n"),
+    )
+    .unwrap();
+    let (ok, _, err) = tafl(
+        &["arena", "level:1", "random", "--rules", "brandubh"],
+        &[("TAFL_LEVELS", path)],
+    );
+    assert!(!ok && err.contains("simulations are for search players"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_program_that_answers_an_illegal_move_loses_every_game_and_the_report_says_why() {
+    // A corner square is always empty: `a1 a2` is never legal.
+    let bad = "htp:sh -c 'while read -r l; do case \"$l\" in generate_move*) echo \"= play attacker a1 a2\";; *) echo \"= \";; esac; done'";
+    let (ok, out, err) = tafl(
+        &[
+            "arena",
+            "mcts:heuristic:10",
+            bad,
+            "--rules",
+            "brandubh",
+            "--games",
+            "4",
+        ],
+        &[],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(totals(&out), (4, 0, 0), "{out}");
+    assert!(out.contains("4 game(s) ended outside the rules"), "{out}");
+    assert!(out.contains("forfeit") && out.contains("a1 a2"), "{out}");
+    // A program that does not start is an error of the match, named.
+    let (ok, _, err) = tafl(
+        &[
+            "arena",
+            "random",
+            "otep:/nonexistent/engine",
+            "--rules",
+            "brandubh",
+            "--games",
+            "2",
+        ],
+        &[],
+    );
+    assert!(!ok && err.contains("/nonexistent/engine"), "{err}");
+}
