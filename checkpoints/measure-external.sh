@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Our player against hnefatafl.org's engine (`hnefatafl-text-protocol` of the crates.io
+# package hnefatafl-copenhagen, its alpha-beta AI at its default depth 4 over HTP) under
+# Copenhagen, our side at MOVETIME seconds a move, in colour-swapped pairs from shared
+# random openings. Each pair is its own arena, so that an interrupted measurement keeps the
+# pairs it finished (one log each in OUT):
+#
+#   tafl arena PLAYER htp:ENGINE --rules copenhagen --games 2 --seed S --movetime 1 \
+#       --opening-plies 4 --threads 2 --search-threads 1          (S = SEED .. SEED+PAIRS-1)
+#
+# and prints PLAYER's totals: W-D-L as attackers and as defenders, the score with its 95%
+# interval, and the games that the engine forfeited or that its own rules ended (140-ply
+# draw, no repeated position for the defenders, a king that cannot escape).
+#
+#   checkpoints/measure-external.sh [PAIRS] [PLAYER]     (default: 20 level:5)
+#
+# Environment: TAFL, the binary to use (default: target/release/tafl, built first); ENGINE,
+# the program (default: installed into ../scratch/hnefatafl with
+#   cargo install hnefatafl-copenhagen --version 6.4.1 --no-default-features \
+#     --bin hnefatafl-text-protocol --root ../scratch/hnefatafl --locked
+# when missing); MOVETIME (1), SEED (1), THREADS (2: both games of a pair at once, one core
+# each), SEARCH_THREADS (1), OUT (a log folder, default ../scratch/external-logs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pairs="${1:-20}"
+player="${2:-level:5}"
+movetime="${MOVETIME:-1}"
+seed="${SEED:-1}"
+threads="${THREADS:-2}"
+search_threads="${SEARCH_THREADS:-1}"
+out="${OUT:-../scratch/external-logs}"
+if [[ -n "${TAFL:-}" ]]; then
+  tafl="$TAFL"
+else
+  cargo build --release --quiet --bin tafl >&2
+  tafl=target/release/tafl
+fi
+if [[ -n "${ENGINE:-}" ]]; then
+  engine="$ENGINE"
+else
+  root="$(realpath -m ../scratch/hnefatafl)"
+  engine="$root/bin/hnefatafl-text-protocol"
+  if [[ ! -x "$engine" ]]; then
+    echo "installing hnefatafl-text-protocol into $root ..." >&2
+    cargo install hnefatafl-copenhagen --version 6.4.1 --no-default-features \
+      --bin hnefatafl-text-protocol --root "$root" --locked >&2
+  fi
+fi
+mkdir -p "$out"
+for ((s = seed; s < seed + pairs; s++)); do
+  log="$out/pair-$s.txt"
+  if [[ -s "$log" ]] && grep -q '^A: ' "$log"; then
+    continue # finished before
+  fi
+  echo "pair $s: $player vs htp:$engine ..." >&2
+  "$tafl" arena "$player" "htp:$engine" --rules copenhagen --games 2 --seed "$s" \
+    --movetime "$movetime" --opening-plies 4 --threads "$threads" \
+    --search-threads "$search_threads" >"$log.tmp"
+  mv "$log.tmp" "$log"
+done
+# Totals over the finished pairs of this range.
+logs=()
+for ((s = seed; s < seed + pairs; s++)); do
+  [[ -s "$out/pair-$s.txt" ]] && logs+=("$out/pair-$s.txt")
+done
+awk -v player="$player" '
+  $1 == "attackers" && NF == 4 { aw += $2; ad += $3; al += $4 }
+  $1 == "defenders" && NF == 4 { dw += $2; dd += $3; dl += $4 }
+  /^  game / { print "  " FILENAME ": " substr($0, 3); stopped++ }
+  END {
+    n = aw + ad + al + dw + dd + dl
+    if (n == 0) { print "no finished games"; exit 1 }
+    w = aw + dw; d = ad + dd
+    score = (w + d / 2) / n
+    # The variance of one game score (1, 1/2 or 0) around the mean.
+    var = (w * (1 - score) ^ 2 + d * (0.5 - score) ^ 2 + (n - w - d) * score ^ 2) / n
+    half = 1.96 * sqrt(var / n)
+    printf "%s: %d games; as attackers %d-%d-%d, as defenders %d-%d-%d (W-D-L); score %.3f (95%%: %.3f .. %.3f); %d game(s) ended outside the rules\n", \
+      player, n, aw, ad, al, dw, dd, dl, score, (score - half < 0 ? 0 : score - half), (score + half > 1 ? 1 : score + half), stopped
+  }' "${logs[@]}"
