@@ -14,7 +14,7 @@
 //! Rank numbers on the left and the file letters below are optional when reading.
 
 use crate::error::ParseError;
-use crate::notation::parse_position_record;
+use crate::pieces_text::parse_position_record;
 use crate::ruleset::Ruleset;
 use crate::side::Piece;
 use crate::square::{square, Sq};

@@ -18,6 +18,7 @@ mod diagram;
 mod error;
 mod external;
 mod game;
+mod game_record;
 pub mod input;
 mod movegen;
 mod notation;
@@ -25,6 +26,7 @@ mod opentafl;
 mod outcome;
 mod panel;
 mod perft;
+mod pieces_text;
 mod position;
 mod random;
 mod replay;
@@ -42,15 +44,14 @@ pub use diagram::{parse_diagram, write_diagram};
 pub use error::{IllegalMove, ParseError, RulesError};
 pub use external::{EngineProtocol, ExternalPlayer, Stop, MAX_COMMAND_LEN};
 pub use game::{Game, Played};
+pub use game_record::GameRecord;
 pub use movegen::{MoveList, MAX_MOVES};
-pub use notation::{
-    parse_move, parse_position_record, pieces_record, play_text, played_text, position_from_record,
-    position_record, GameRecord,
-};
+pub use notation::{parse_move, play_text, played_text, position_from_record, position_record};
 pub use opentafl::{otn_move_text, ruleset_from_opentafl, ruleset_from_text, ruleset_to_opentafl, OtgRecord};
 pub use outcome::{Outcome, Reason};
 pub use panel::rules_panel;
 pub use perft::{perft, perft_divide};
+pub use pieces_text::{parse_position_record, pieces_record};
 pub use position::{Move, MoveEffect, Position};
 pub use random::{game_seed, random_game, RandomStats};
 pub use replay::{

@@ -50,8 +50,10 @@
 use crate::bitset::BitSet;
 use crate::error::{ParseError, RulesError};
 use crate::game::Game;
-use crate::notation::{parse_position_record, position_record, GameRecord};
+use crate::game_record::GameRecord;
+use crate::notation::position_record;
 use crate::outcome::Reason;
+use crate::pieces_text::parse_position_record;
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::ruleset::{
@@ -328,7 +330,10 @@ pub fn ruleset_to_opentafl(rs: &Ruleset) -> String {
     if f.no_moves == NoMoves::Draw {
         e.push("tafl-no_moves:draw".into());
     }
-    e.push(format!("start:{}", crate::notation::pieces_record(n, &rs.start)));
+    e.push(format!(
+        "start:{}",
+        crate::pieces_text::pieces_record(n, &rs.start)
+    ));
     e.join(" ")
 }
 
