@@ -67,7 +67,7 @@ fn check_destination(out: &Path, checkpoint: &Path) -> Result<(), String> {
     }
     if let Some(run) = resolved
         .ancestors()
-        .find(|a| a.join(tafl_trainer::run::STATE_FILE).is_file())
+        .find(|a| tafl_trainer::RunDir::new(*a).is_run())
     {
         return Err(format!(
             "--out `{shown}` is inside the training run `{}`: an export there would replace or add a manifest.json in the run (breaking `mcts:model=RUN` and `tafl export RUN`); export into a folder outside it",

@@ -20,6 +20,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use tafl_engine::stats::Elo;
 use tafl_engine::{
     parse_csv_games, parse_diagram, parse_move, parse_position_record, pieces_record, play_text,
     position_from_record, random_opening, replay_csv, rules_panel, ruleset_from_opentafl,
@@ -355,8 +356,12 @@ fn fuzz_run_state() {
         history.push(IterationSummary {
             iteration: i,
             promoted: i != 2,
-            arena_elo: Some((12.0, -40.0, 60.0)),
-            ladder: vec![("heuristic".into(), -10.0, -80.0, 50.0)],
+            arena_elo: Some(Elo {
+                elo: 12.0,
+                low: -40.0,
+                high: 60.0,
+            }),
+            ladder: vec![("heuristic".to_string(), -10.0, -80.0, 50.0).into()],
             ..Default::default()
         });
     }

@@ -27,6 +27,19 @@ pub fn elo_from_score(score: f64) -> f64 {
     -400.0 * (1.0 / s - 1.0).log10()
 }
 
+/// An Elo difference with its 95% interval: the one shape of an Elo measurement (a match's
+/// [`EloEstimate`], a training run's arena and ladder results, an exported bundle's record of
+/// them).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Elo {
+    /// Elo difference (positive: the player is stronger).
+    pub elo: f64,
+    /// Lower end of the 95% interval.
+    pub low: f64,
+    /// Upper end of the 95% interval.
+    pub high: f64,
+}
+
 /// A match result from one player's point of view, with its Elo estimate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EloEstimate {
@@ -76,6 +89,15 @@ impl EloEstimate {
             elo: elo_from_score(mean),
             low: elo_from_score(lo.max(0.0)),
             high: elo_from_score(hi.min(1.0)),
+        }
+    }
+
+    /// The Elo difference and its interval.
+    pub fn interval(&self) -> Elo {
+        Elo {
+            elo: self.elo,
+            low: self.low,
+            high: self.high,
         }
     }
 

@@ -22,6 +22,7 @@ use crate::{default_device, NnError, MOVES_LEFT_SCALE};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::Path;
+use tafl_engine::stats::Elo;
 use tafl_engine::{ruleset_to_opentafl, RulesFile, Ruleset};
 
 /// The value of [`BundleManifest::format`].
@@ -41,12 +42,10 @@ pub struct EloResult {
     pub iteration: u32,
     /// The opponent: `iter-N` (another network of the run) or a player spec.
     pub opponent: String,
-    /// Elo difference, positive when the exported network is stronger.
-    pub elo: f64,
-    /// Lower end of the 95% interval.
-    pub low: f64,
-    /// Upper end of the 95% interval.
-    pub high: f64,
+    /// The Elo difference, positive when the exported network is stronger, with its interval
+    /// (written as the fields `elo`, `low`, `high`).
+    #[serde(flatten)]
+    pub measured: Elo,
 }
 
 /// What a training run measured of a checkpoint's strength. Elo is relative: to the network
@@ -463,9 +462,9 @@ fn client_readme(b: &BundleManifest) -> String {
                         // `+ 0.0` turns -0.0 into 0.0, which prints without a sign.
                         r.opponent,
                         r.iteration,
-                        r.elo + 0.0,
-                        r.low + 0.0,
-                        r.high + 0.0
+                        r.measured.elo + 0.0,
+                        r.measured.low + 0.0,
+                        r.measured.high + 0.0
                     ),
                 );
             }

@@ -13,12 +13,12 @@ use super::run::{row_seed, skilled_row, stop_flag};
 use super::{sweep_outputs, table, Play};
 use crate::players::Resolved;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use tafl_engine::{with_board, EvaluatorSpec, PlayerSpec, RandomStats, Ruleset};
-use tafl_trainer::run::{checkpoint_path, RunState, STATE_FILE};
+use tafl_trainer::run::{OriginElo, RunState, STATE_FILE};
+use tafl_trainer::RunDir;
 
 /// Games per point unless `--games` says otherwise: enough for a ±7 percentage point interval
 /// at an even share, cheap enough to sweep a few dozen checkpoints of a small run.
@@ -26,9 +26,6 @@ pub const DEFAULT_GAMES: u64 = 200;
 
 /// The `--strength-sweep` value that sweeps the levels of `configs/levels.toml`.
 pub const LEVELS: &str = "levels";
-
-/// The ladder anchor that measures a network against the run's first checkpoint.
-const ORIGIN_ANCHOR: &str = "checkpoint:0";
 
 /// What `--x` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -135,39 +132,6 @@ pub struct SweepSettings {
     pub x_axis: XAxis,
 }
 
-/// Where a point's Elo comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EloSource {
-    /// Checkpoint 0 itself: 0 by definition.
-    Origin,
-    /// The run's ladder game of this checkpoint, as the best network, against checkpoint 0.
-    Ladder,
-    /// The arena result of this checkpoint against the best network of its iteration, added
-    /// to that network's Elo.
-    Arena,
-}
-
-impl EloSource {
-    /// The name in tables and files.
-    pub fn name(self) -> &'static str {
-        match self {
-            EloSource::Origin => "origin",
-            EloSource::Ladder => "ladder",
-            EloSource::Arena => "arena",
-        }
-    }
-}
-
-/// A point's Elo against checkpoint 0.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Elo {
-    /// Elo difference to checkpoint 0.
-    pub elo: f64,
-    /// How the run measured it.
-    pub source: EloSource,
-}
-
 /// One point of the sweep: a checkpoint or a level.
 #[derive(Clone, Debug)]
 pub struct Point {
@@ -180,7 +144,7 @@ pub struct Point {
     /// Optimizer steps of the checkpoint (from its manifest).
     pub training_step: Option<u64>,
     /// Elo against checkpoint 0, if the run recorded one.
-    pub elo: Option<Elo>,
+    pub elo: Option<OriginElo>,
     /// The player of both sides.
     pub player: Resolved,
     /// The network the player loads, released once the point is played.
@@ -371,13 +335,14 @@ fn checkpoint_points(dir: &Path, req: &SweepRequest) -> Result<(Ruleset, u32, Ve
             "--strength-sweep `{shown}`: no such folder; expected a training run folder (with {STATE_FILE}) or `{LEVELS}`"
         ));
     }
-    if !dir.join(STATE_FILE).is_file() {
+    let run = RunDir::new(dir);
+    if !run.is_run() {
         return Err(format!(
             "--strength-sweep `{shown}`: not a training run folder (it has no {STATE_FILE}); expected a folder made by `tafl train`, or `{LEVELS}`"
         ));
     }
     let state = RunState::load(dir).map_err(|e| format!("--strength-sweep `{shown}`: {e}"))?;
-    let config_file = dir.join("config.toml");
+    let config_file = run.config_file();
     let text = tafl_engine::input::read_text(&config_file)
         .map_err(|e| format!("--strength-sweep `{shown}`: {}: {e}", config_file.display()))?;
     let config = tafl_trainer::TrainConfig::parse(&text, &config_file.display().to_string())
@@ -396,12 +361,12 @@ fn checkpoint_points(dir: &Path, req: &SweepRequest) -> Result<(Ruleset, u32, Ve
         }
     }
     let sims = req.simulations.unwrap_or(config.arena.simulations);
-    let iterations = checkpoint_iterations(dir)?;
-    let elos = recorded_elo(&state);
+    let iterations = checkpoint_iterations(&run)?;
+    let elos = state.elo_vs_origin();
     let points = iterations
         .into_iter()
         .map(|it| {
-            let ckpt = checkpoint_path(dir, it);
+            let ckpt = run.checkpoint(it);
             let manifest =
                 tafl_nn::read_manifest(&ckpt).map_err(|e| format!("--strength-sweep `{shown}`: {e}"))?;
             manifest.check(&ruleset).map_err(|e| {
@@ -441,24 +406,20 @@ fn checkpoint_points(dir: &Path, req: &SweepRequest) -> Result<(Ruleset, u32, Ve
 }
 
 /// The iterations of `RUN/checkpoints/iter-NNNN/` that hold a manifest, in order.
-fn checkpoint_iterations(dir: &Path) -> Result<Vec<u32>, String> {
-    let folder = dir.join("checkpoints");
-    let entries = std::fs::read_dir(&folder)
-        .map_err(|e| format!("--strength-sweep `{}`: {}: {e}", dir.display(), folder.display()))?;
-    let mut its: Vec<u32> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name();
-            let it: u32 = name.to_str()?.strip_prefix("iter-")?.parse().ok()?;
-            // A checkpoint being written has no manifest yet: it is not a point.
-            e.path().join(tafl_nn::MANIFEST_FILE).is_file().then_some(it)
-        })
-        .collect();
-    its.sort_unstable();
+fn checkpoint_iterations(run: &RunDir) -> Result<Vec<u32>, String> {
+    let folder = run.checkpoints_dir();
+    // A checkpoint being written has no manifest yet: it is not a point.
+    let its = run.checkpoint_iterations().map_err(|e| {
+        format!(
+            "--strength-sweep `{}`: {}: {e}",
+            run.path().display(),
+            folder.display()
+        )
+    })?;
     if its.is_empty() {
         return Err(format!(
             "--strength-sweep `{}`: no checkpoints in {}",
-            dir.display(),
+            run.path().display(),
             folder.display()
         ));
     }
@@ -478,51 +439,6 @@ fn thin(points: Vec<Point>, every: u32) -> Vec<Point> {
         })
         .map(|(_, p)| p)
         .collect()
-}
-
-/// The Elo against checkpoint 0 of each checkpoint the run measured, by iteration.
-///
-/// The run measures each candidate against the best network of its iteration (arena) and,
-/// on ladder iterations, the best network against anchors, possibly `checkpoint:0`. A direct
-/// ladder measurement of the checkpoint against checkpoint 0 is used when there is one;
-/// otherwise the arena result is added to the Elo of the network it was measured against, so
-/// the Elo chains along the run's best networks. Checkpoints with neither have none.
-pub fn recorded_elo(state: &RunState) -> BTreeMap<u32, Elo> {
-    let mut elo = BTreeMap::from([(
-        0,
-        Elo {
-            elo: 0.0,
-            source: EloSource::Origin,
-        },
-    )]);
-    let mut best = 0;
-    for h in &state.history {
-        let it = h.iteration;
-        let best_after = if h.promoted { it } else { best };
-        // The ladder plays the best network after the arena: this checkpoint only if promoted.
-        let ladder = h
-            .ladder
-            .iter()
-            .find(|(anchor, ..)| anchor == ORIGIN_ANCHOR)
-            .map(|(_, e, _, _)| *e)
-            .filter(|e| e.is_finite() && best_after == it);
-        let arena = h
-            .arena_elo
-            .map(|(e, _, _)| e)
-            .filter(|e| e.is_finite())
-            .and_then(|e| elo.get(&best).map(|b| b.elo + e));
-        let measured = match (ladder, arena) {
-            (Some(e), _) => Some((e, EloSource::Ladder)),
-            (None, Some(e)) => Some((e, EloSource::Arena)),
-            (None, None) => None,
-        };
-        if let Some((e, source)) = measured {
-            // `+ 0.0` turns the -0 of an even match into 0.
-            elo.insert(it, Elo { elo: e + 0.0, source });
-        }
-        best = best_after;
-    }
-    elo
 }
 
 /// The axis `--x` resolves to for these points.
@@ -627,15 +543,19 @@ fn play_point(plan: &SweepPlan, point: &Point, stop: &AtomicBool) -> Result<Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tafl_trainer::run::{IterationSummary, Phase};
+    use tafl_trainer::run::{EloSource, IterationSummary, Phase, ORIGIN_ANCHOR};
 
     fn summary(it: u32, arena: Option<f64>, promoted: bool, ladder0: Option<f64>) -> IterationSummary {
         IterationSummary {
             iteration: it,
-            arena_elo: arena.map(|e| (e, e - 50.0, e + 50.0)),
+            arena_elo: arena.map(|e| tafl_engine::stats::Elo {
+                elo: e,
+                low: e - 50.0,
+                high: e + 50.0,
+            }),
             promoted,
             ladder: ladder0
-                .map(|e| vec![(ORIGIN_ANCHOR.to_string(), e, e - 50.0, e + 50.0)])
+                .map(|e| vec![(ORIGIN_ANCHOR.to_string(), e, e - 50.0, e + 50.0).into()])
                 .unwrap_or_default(),
             ..Default::default()
         }
@@ -664,7 +584,7 @@ mod tests {
             summary(4, None, false, Some(140.0)),
             summary(5, Some(f64::INFINITY), true, None),
         ]);
-        let e = recorded_elo(&s);
+        let e = s.elo_vs_origin();
         let get = |it| e.get(&it).map(|e| (e.elo, e.source));
         assert_eq!(get(0), Some((0.0, EloSource::Origin)));
         assert_eq!(get(1), Some((100.0, EloSource::Arena)));
@@ -672,7 +592,7 @@ mod tests {
         assert_eq!(get(3), Some((130.0, EloSource::Ladder)));
         assert_eq!(get(4), None);
         assert_eq!(get(5), None, "an infinite Elo is no measurement");
-        let even = recorded_elo(&state(vec![summary(1, Some(-0.0), true, None)]));
+        let even = state(vec![summary(1, Some(-0.0), true, None)]).elo_vs_origin();
         assert!(even[&1].elo.is_sign_positive());
     }
 
@@ -682,7 +602,7 @@ mod tests {
             iteration: Some(it),
             level: None,
             training_step: Some(3 * it as u64),
-            elo: elo.map(|elo| Elo {
+            elo: elo.map(|elo| OriginElo {
                 elo,
                 source: EloSource::Arena,
             }),

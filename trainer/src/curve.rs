@@ -2,10 +2,11 @@
 //! with the 95% intervals as error bars, one series per anchor. Drawn after every ladder
 //! from the run's history, written through a temporary file and a rename.
 
-use crate::run::IterationSummary;
+use crate::run::{IterationSummary, LadderResult};
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
+use tafl_engine::stats::Elo;
 
 static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
@@ -47,7 +48,11 @@ pub fn series(history: &[IterationSummary]) -> Vec<(String, Vec<CurvePoint>)> {
     let clamp = |v: f64| v.clamp(-ELO_CLAMP, ELO_CLAMP);
     let mut out: Vec<(String, Vec<CurvePoint>)> = Vec::new();
     for s in history {
-        for (anchor, elo, low, high) in &s.ladder {
+        for LadderResult {
+            anchor,
+            elo: Elo { elo, low, high },
+        } in &s.ladder
+        {
             if elo.is_nan() {
                 continue;
             }
@@ -207,7 +212,7 @@ mod tests {
             iteration,
             ladder: ladder
                 .iter()
-                .map(|&(a, e, lo, hi)| (a.to_string(), e, lo, hi))
+                .map(|&(a, e, lo, hi)| (a.to_string(), e, lo, hi).into())
                 .collect(),
             ..Default::default()
         }

@@ -5,16 +5,14 @@
 
 use crate::arena::Contender;
 use crate::config::TrainConfig;
-use crate::run::{checkpoint_path, IterationSummary, Phase, RunState};
+use crate::run::{IterationSummary, Phase, RunState};
+use crate::run_dir::RunDir;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tafl_engine::{BitSet, Evaluator, EvaluatorSpec, PlayerSpec, Ruleset};
 use tafl_nn::{read_manifest, MANIFEST_FILE};
-
-/// The lock file in a run folder; it holds the pid of the process that trains the run.
-pub const LOCK_FILE: &str = "lock";
 
 /// An exclusive lock on a run folder, held until dropped. The operating system releases it
 /// when the process ends, however it ends, so `kill -9` leaves no stale lock.
@@ -25,7 +23,7 @@ pub struct RunLock {
 
 /// Takes the run folder's lock, or says which process holds it. `dir` must exist.
 pub fn lock(dir: &Path) -> Result<RunLock, String> {
-    let path = dir.join(LOCK_FILE);
+    let path = RunDir::new(dir).lock_file();
     let mut file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -69,9 +67,10 @@ fn is_temporary(name: &str) -> bool {
 /// Removes the temporary files and folders that processes killed in the middle of a write
 /// left in the run folder (the run's lock must be held). Returns what was removed.
 pub fn remove_temporaries(dir: &Path) -> Vec<PathBuf> {
-    let mut folders = vec![dir.to_path_buf(), dir.join("events")];
-    for sub in ["checkpoints", "shards"] {
-        if let Ok(entries) = std::fs::read_dir(dir.join(sub)) {
+    let run = RunDir::new(dir);
+    let mut folders = vec![dir.to_path_buf(), run.events_dir()];
+    for sub in [run.checkpoints_dir(), run.shards_dir()] {
+        if let Ok(entries) = std::fs::read_dir(sub) {
             folders.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
         }
     }
@@ -111,7 +110,7 @@ fn best_by_history(history: &[IterationSummary]) -> u32 {
 /// Checks that the state file is one a run writes: its iteration, history, best and latest
 /// checkpoints agree with each other. The error names the state file and what disagrees.
 pub fn check_state(dir: &Path, state: &RunState) -> Result<(), String> {
-    let file = dir.join(crate::run::STATE_FILE);
+    let file = RunDir::new(dir).state_file();
     let bad = |why: String| {
         Err(format!(
             "{}: {why}; the state file was edited or belongs to another run",
@@ -190,7 +189,7 @@ pub fn check_checkpoints(dir: &Path, state: &RunState, findings: &mut Findings) 
     let mut missing = Vec::new();
     let mut previous: Option<(u32, u64)> = None;
     for k in 0..=state.latest {
-        let folder = checkpoint_path(dir, k);
+        let folder = RunDir::new(dir).checkpoint(k);
         if !folder.join(MANIFEST_FILE).is_file() {
             if k == state.best || k == state.latest {
                 let role = if k == state.best && k == state.latest {
@@ -223,7 +222,7 @@ pub fn check_checkpoints(dir: &Path, state: &RunState, findings: &mut Findings) 
     if !missing.is_empty() {
         findings.warnings.push(format!(
             "warning: checkpoint folders missing in {}: {} (ladder anchors on them are skipped)",
-            dir.join("checkpoints").display(),
+            RunDir::new(dir).checkpoints_dir().display(),
             missing.join(", ")
         ));
     }
@@ -268,7 +267,12 @@ pub fn missing_shard_files(folder: &Path) -> Vec<String> {
         .filter(|&(_, bin, json)| !(bin && json))
         .map(|(k, bin, _)| {
             let ext = if bin { "json" } else { "bin" };
-            format!("{}", folder.join(format!("shard-{k:04}.{ext}")).display())
+            format!(
+                "{}",
+                folder
+                    .join(format!("{}.{ext}", crate::run_dir::shard_name(k.into())))
+                    .display()
+            )
         })
         .collect()
 }

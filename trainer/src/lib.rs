@@ -1,7 +1,7 @@
 //! `tafl-trainer`: the AlphaZero loop for Tafl, built on the engine's search and the `nn`
 //! crate: self-play on many threads into one batched evaluator, versioned and checksummed
 //! replay shards, a burn learner, arena and ladder with Elo intervals, and run folders that
-//! resume after `kill -9`. See [`run`] for the run folder's layout.
+//! resume after `kill -9`. See [`run_dir`] for the run folder's layout.
 #![warn(missing_docs)]
 
 pub mod arena;
@@ -11,9 +11,11 @@ pub mod events;
 pub mod integrity;
 pub mod models;
 pub mod run;
+pub mod run_dir;
 pub mod selfplay;
 pub mod shard;
 pub mod shipped;
 
 pub use config::{TrainConfig, DEFAULT_CONFIG};
 pub use run::{resume, start, RunState, TrainOptions};
+pub use run_dir::RunDir;

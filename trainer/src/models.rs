@@ -1,6 +1,7 @@
 //! Trained models as evaluators and players: a checkpoint folder, or a run folder (its best
 //! checkpoint), loaded into a batched [`NetEvaluator`].
 
+use crate::run_dir::RunDir;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,9 +20,10 @@ pub fn checkpoint_dir(path: &Path) -> Result<PathBuf, String> {
     if path.join(MANIFEST_FILE).is_file() {
         return Ok(path.to_path_buf());
     }
-    if path.join(crate::run::STATE_FILE).is_file() {
+    let run = RunDir::new(path);
+    if run.is_run() {
         let state = crate::run::RunState::load(path)?;
-        return Ok(crate::run::checkpoint_path(path, state.best));
+        return Ok(run.checkpoint(state.best));
     }
     Err(format!(
         "`{}` is neither a checkpoint folder (with {MANIFEST_FILE}) nor a training run folder",
@@ -32,22 +34,13 @@ pub fn checkpoint_dir(path: &Path) -> Result<PathBuf, String> {
 /// The Elo a training run recorded for the checkpoint folder `dir`: `Ok(None)` unless `dir`
 /// is `RUN/checkpoints/iter-NNNN` of a run folder with a state file.
 pub fn checkpoint_elo(dir: &Path) -> Result<Option<EloInfo>, String> {
-    let iteration = dir
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(|n| n.strip_prefix("iter-"))
-        .and_then(|n| n.parse::<u32>().ok());
-    let run = dir
-        .parent()
-        .filter(|p| p.file_name().is_some_and(|n| n == "checkpoints"))
-        .and_then(Path::parent);
-    let (Some(iteration), Some(run)) = (iteration, run) else {
+    let Some((run, iteration)) = RunDir::of_checkpoint(dir) else {
         return Ok(None);
     };
-    if !run.join(crate::run::STATE_FILE).is_file() {
+    if !run.is_run() {
         return Ok(None);
     }
-    let state = crate::run::RunState::load(run)?;
+    let state = crate::run::RunState::load(run.path())?;
     Ok(Some(state.elo_of(iteration)))
 }
 

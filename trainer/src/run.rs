@@ -1,15 +1,7 @@
-//! A training run: a folder that holds everything needed to resume after `kill -9`, and the
-//! loop of iterations (self-play, training, arena, ladder) that reads and writes it.
+//! A training run: a folder that holds everything needed to resume after `kill -9` (its
+//! layout is [`RunDir`]), and the loop of iterations (self-play, training, arena, ladder) that
+//! reads and writes it.
 //!
-//! ```text
-//! RUN/config.toml                  the config, copied at the start
-//! RUN/state.json                   iteration, phase, best and latest checkpoints, history
-//! RUN/checkpoints/iter-NNNN/       model.safetensors + manifest.json (+ optimizer.bin, kept for the last two)
-//! RUN/shards/iter-NNNN/shard-KKKK.bin (+ .json with the games' tallies)
-//! RUN/events/                      TensorBoard event files
-//! RUN/train.log                    one summary line per iteration and warnings
-//! RUN/learning-curve.png           Elo against each ladder anchor by iteration, after every ladder
-//! ```
 //! Each phase writes its files atomically and then records itself as done in `state.json`,
 //! so a run killed at any moment resumes at the phase it was in, losing at most the self-play
 //! games that were not yet in a shard, or the training steps of the interrupted phase.
@@ -17,16 +9,20 @@
 use crate::arena::{play_match, Contender, MatchSettings};
 use crate::config::{Promotion, TeacherEvaluator, TrainConfig};
 use crate::events::{Events, RunLog};
+pub use crate::run_dir::STATE_FILE;
+use crate::run_dir::{shard_name, RunDir};
 use crate::selfplay::{play_game, SelfPlayStats};
 use crate::shard::{read_shard, write_shard};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
+use tafl_engine::stats::Elo;
 use tafl_engine::{game_seed, with_board, BitSet, Evaluator, Heuristic, Rollout, Rules, Ruleset};
 use tafl_nn::burn::optim::AdamWConfig;
 use tafl_nn::burn::prelude::Device;
@@ -35,8 +31,6 @@ use tafl_nn::{
     Encoder, Learner, LossConfig, LossValues, Manifest, NetConfig, NetEvaluator, Sample, TaflNet,
 };
 
-/// The state file's name.
-pub const STATE_FILE: &str = "state.json";
 const OPTIMIZER_FILE: &str = "optimizer.bin";
 /// The most read of an optimizer state, per byte of its checkpoint's weights (it is 48 times
 /// the weights on Brandubh).
@@ -71,8 +65,9 @@ pub struct IterationSummary {
     pub value_accuracy: f64,
     /// Mean entropy of the network's policy on recent positions.
     pub net_policy_entropy: f64,
-    /// Candidate against best: Elo and its interval.
-    pub arena_elo: Option<(f64, f64, f64)>,
+    /// Candidate against best: Elo and its interval (`[elo, low, high]` in the file).
+    #[serde(with = "elo_as_tuple")]
+    pub arena_elo: Option<Elo>,
     /// Whether the candidate became the best.
     pub promoted: bool,
     /// The classic evaluator self-play searched with (`teacher` of the config), if not the
@@ -83,8 +78,98 @@ pub struct IterationSummary {
     /// teacher iterations).
     #[serde(default)]
     pub eval_cache_hit_rate: Option<f64>,
-    /// Ladder results: (anchor, Elo, low, high) for the best network.
-    pub ladder: Vec<(String, f64, f64, f64)>,
+    /// Ladder results for the best network.
+    pub ladder: Vec<LadderResult>,
+}
+
+/// One ladder match of the best network: the anchor it played and its Elo against it. Written
+/// in `state.json` as `[anchor, elo, low, high]`, the shape runs have always written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "(String, f64, f64, f64)", into = "(String, f64, f64, f64)")]
+pub struct LadderResult {
+    /// The anchor: a player spec or `checkpoint:N`.
+    pub anchor: String,
+    /// The best network's Elo against it.
+    pub elo: Elo,
+}
+
+impl From<(String, f64, f64, f64)> for LadderResult {
+    fn from((anchor, elo, low, high): (String, f64, f64, f64)) -> LadderResult {
+        LadderResult {
+            anchor,
+            elo: Elo { elo, low, high },
+        }
+    }
+}
+
+impl From<LadderResult> for (String, f64, f64, f64) {
+    fn from(r: LadderResult) -> (String, f64, f64, f64) {
+        (r.anchor, r.elo.elo, r.elo.low, r.elo.high)
+    }
+}
+
+/// The arena's Elo in `state.json`: `[elo, low, high]` or `null`, the shape runs have always
+/// written, so that old runs resume.
+mod elo_as_tuple {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use tafl_engine::stats::Elo;
+
+    pub fn serialize<S: Serializer>(e: &Option<Elo>, s: S) -> Result<S::Ok, S::Error> {
+        e.map(|e| (e.elo, e.low, e.high)).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Elo>, D::Error> {
+        Ok(Option::<(f64, f64, f64)>::deserialize(d)?.map(|(elo, low, high)| Elo { elo, low, high }))
+    }
+}
+
+/// A finished iteration with the best network before its arena and after it (see
+/// [`RunState::promotions`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Promotions<'a> {
+    /// The iteration's summary.
+    pub summary: &'a IterationSummary,
+    /// The best network before its arena: its arena opponent.
+    pub best_before: u32,
+    /// The best network after its arena: the one its ladder measured.
+    pub best_after: u32,
+}
+
+/// The ladder anchor that measures a network against the run's first checkpoint.
+pub const ORIGIN_ANCHOR: &str = "checkpoint:0";
+
+/// Where a checkpoint's Elo against checkpoint 0 comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EloSource {
+    /// Checkpoint 0 itself: 0 by definition.
+    Origin,
+    /// The run's ladder game of this checkpoint, as the best network, against checkpoint 0.
+    Ladder,
+    /// The arena result of this checkpoint against the best network of its iteration, added
+    /// to that network's Elo.
+    Arena,
+}
+
+impl EloSource {
+    /// The name in tables and files.
+    pub fn name(self) -> &'static str {
+        match self {
+            EloSource::Origin => "origin",
+            EloSource::Ladder => "ladder",
+            EloSource::Arena => "arena",
+        }
+    }
+}
+
+/// A checkpoint's Elo against checkpoint 0, as the run recorded it (see
+/// [`RunState::elo_vs_origin`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct OriginElo {
+    /// Elo difference to checkpoint 0.
+    pub elo: f64,
+    /// How the run measured it.
+    pub source: EloSource,
 }
 
 /// What `state.json` holds.
@@ -107,40 +192,33 @@ pub struct RunState {
 impl RunState {
     /// Reads `RUN/state.json`.
     pub fn load(dir: &Path) -> Result<RunState, String> {
-        let p = dir.join(STATE_FILE);
+        let p = RunDir::new(dir).state_file();
         let text = tafl_engine::input::read_text(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("{}: not a run state: {e}", p.display()))
     }
     /// What this run measured of its network of `iteration`: the arena match in which it was
     /// the candidate, and the ladder matches played while it was the best network.
     pub fn elo_of(&self, iteration: u32) -> EloInfo {
-        let result = |at: u32, opponent: &str, (elo, low, high): (f64, f64, f64)| EloResult {
+        let result = |at: u32, opponent: &str, measured: Elo| EloResult {
             iteration: at,
             opponent: opponent.to_string(),
-            elo,
-            low,
-            high,
+            measured,
         };
         let mut arena = None;
         let mut ladder = Vec::new();
-        // Replays promotions in order: the arena opponent is the best network before the
-        // iteration, and a ladder measures the best network after its iteration's arena.
-        let mut best = 0;
-        for s in &self.history {
+        for Promotions {
+            summary: s,
+            best_before,
+            best_after,
+        } in self.promotions()
+        {
             if s.iteration == iteration {
                 arena = s
                     .arena_elo
-                    .map(|e| result(s.iteration, &format!("iter-{best}"), e));
+                    .map(|e| result(s.iteration, &format!("iter-{best_before}"), e));
             }
-            if s.promoted {
-                best = s.iteration;
-            }
-            if best == iteration {
-                ladder.extend(
-                    s.ladder
-                        .iter()
-                        .map(|(anchor, elo, low, high)| result(s.iteration, anchor, (*elo, *low, *high))),
-                );
+            if best_after == iteration {
+                ladder.extend(s.ladder.iter().map(|r| result(s.iteration, &r.anchor, r.elo)));
             }
         }
         EloInfo {
@@ -151,19 +229,77 @@ impl RunState {
         }
     }
 
+    /// The finished iterations with the best network before and after each: the run's
+    /// promotions replayed in order, the one place that knows who played whom. The arena
+    /// opponent of an iteration is the best network before it; its ladder measures the best
+    /// network after its arena.
+    pub fn promotions(&self) -> impl Iterator<Item = Promotions<'_>> {
+        let mut best = 0;
+        self.history.iter().map(move |summary| {
+            let best_before = best;
+            if summary.promoted {
+                best = summary.iteration;
+            }
+            Promotions {
+                summary,
+                best_before,
+                best_after: best,
+            }
+        })
+    }
+
+    /// The Elo against checkpoint 0 of each checkpoint the run measured, by iteration.
+    ///
+    /// The run measures each candidate against the best network of its iteration (arena) and,
+    /// on ladder iterations, the best network against anchors, possibly `checkpoint:0`. A
+    /// direct ladder measurement of the checkpoint against checkpoint 0 is used when there is
+    /// one; otherwise the arena result is added to the Elo of the network it was measured
+    /// against, so the Elo chains along the run's best networks. Checkpoints with neither have
+    /// none.
+    pub fn elo_vs_origin(&self) -> BTreeMap<u32, OriginElo> {
+        let mut elo = BTreeMap::from([(
+            0,
+            OriginElo {
+                elo: 0.0,
+                source: EloSource::Origin,
+            },
+        )]);
+        for Promotions {
+            summary: h,
+            best_before,
+            best_after,
+        } in self.promotions()
+        {
+            let it = h.iteration;
+            // The ladder plays the best network after the arena: this checkpoint only if promoted.
+            let ladder = h
+                .ladder
+                .iter()
+                .find(|r| r.anchor == ORIGIN_ANCHOR)
+                .map(|r| r.elo.elo)
+                .filter(|e| e.is_finite() && best_after == it);
+            let arena = h
+                .arena_elo
+                .map(|e| e.elo)
+                .filter(|e| e.is_finite())
+                .and_then(|e| elo.get(&best_before).map(|b| b.elo + e));
+            let measured = match (ladder, arena) {
+                (Some(e), _) => Some((e, EloSource::Ladder)),
+                (None, Some(e)) => Some((e, EloSource::Arena)),
+                (None, None) => None,
+            };
+            if let Some((e, source)) = measured {
+                // `+ 0.0` turns the -0 of an even match into 0.
+                elo.insert(it, OriginElo { elo: e + 0.0, source });
+            }
+        }
+        elo
+    }
+
     fn save(&self, dir: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        write_atomic(&dir.join(STATE_FILE), text.as_bytes()).map_err(|e| e.to_string())
+        write_atomic(&RunDir::new(dir).state_file(), text.as_bytes()).map_err(|e| e.to_string())
     }
-}
-
-/// The checkpoint folder of an iteration.
-pub fn checkpoint_path(dir: &Path, iteration: u32) -> PathBuf {
-    dir.join("checkpoints").join(format!("iter-{iteration:04}"))
-}
-
-fn shard_dir(dir: &Path, iteration: u32) -> PathBuf {
-    dir.join("shards").join(format!("iter-{iteration:04}"))
 }
 
 /// Options of `tafl train` beyond the config.
@@ -184,20 +320,21 @@ pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOp
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     // One process per run folder, from its first file on (a folder in use says by whom).
     let lock = crate::integrity::lock(dir)?;
-    if dir.join(STATE_FILE).exists() {
+    let run_dir = RunDir::new(dir);
+    if run_dir.state_file().exists() {
         return Err(format!(
             "`{}` already holds a run; continue it with --resume {}",
             dir.display(),
             dir.display()
         ));
     }
-    write_atomic(&dir.join("config.toml"), config_text.as_bytes()).map_err(|e| e.to_string())?;
+    write_atomic(&run_dir.config_file(), config_text.as_bytes()).map_err(|e| e.to_string())?;
     let ruleset = config.ruleset()?;
     let device = default_device();
     device.seed(config.seed);
     let model = net_config(&config, &ruleset).init(&device);
     save_checkpoint(
-        &checkpoint_path(dir, 0),
+        &run_dir.checkpoint(0),
         &model,
         &Manifest::new(&ruleset, &net_config(&config, &ruleset), 0),
     )
@@ -214,7 +351,7 @@ pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOp
         },
     };
     state.save(dir)?;
-    RunLog::new(&dir.join("train.log")).line(
+    RunLog::new(&run_dir.log_file()).line(
         &format!(
             "new run: {} ({} iterations) in {}",
             config_name,
@@ -228,7 +365,7 @@ pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOp
 
 /// Continues the run in `dir` where it stopped.
 pub fn resume(dir: &Path, options: &TrainOptions) -> Result<(), String> {
-    if !dir.join(STATE_FILE).exists() {
+    if !RunDir::new(dir).state_file().exists() {
         return Err(format!("`{}` holds no run (no {STATE_FILE})", dir.display()));
     }
     let lock = crate::integrity::lock(dir)?;
@@ -245,21 +382,25 @@ fn net_config(config: &TrainConfig, ruleset: &Ruleset) -> NetConfig {
 
 /// Trains the run in `dir`, whose lock `_lock` is held until the end.
 fn run(dir: &Path, options: &TrainOptions, _lock: crate::integrity::RunLock) -> Result<(), String> {
-    let text = tafl_engine::input::read_text(&dir.join("config.toml"))
+    let run_dir = RunDir::new(dir);
+    let text = tafl_engine::input::read_text(&run_dir.config_file())
         .map_err(|e| format!("{}/config.toml: {e}", dir.display()))?;
     let config = TrainConfig::parse(&text, &format!("{}/config.toml", dir.display()))?;
     let ruleset = config.ruleset()?;
     // A ladder anchor that is a model must load under the run's rules before anything is played.
     crate::integrity::check_model_anchors(&config, &ruleset)
         .map_err(|e| format!("{}/config.toml: {e}", dir.display()))?;
-    with_board!(&ruleset, B, rules => Trainer::<B> { rules: &rules, ruleset: &ruleset, config: &config, dir, options, log: RunLog::new(&dir.join("train.log")), events: Events::new(&dir.join("events")) }.run())
+    with_board!(&ruleset, B, rules => Trainer::<B> { rules: &rules, ruleset: &ruleset, config: &config, dir, run_dir: &run_dir, options, log: RunLog::new(&run_dir.log_file()), events: Events::new(&run_dir.events_dir()) }.run())
 }
 
 struct Trainer<'a, B: BitSet> {
     rules: &'a Rules<B>,
     ruleset: &'a Ruleset,
     config: &'a TrainConfig,
+    /// The run folder, as given (named in messages).
     dir: &'a Path,
+    /// Its layout.
+    run_dir: &'a RunDir,
     options: &'a TrainOptions,
     log: RunLog,
     events: Events,
@@ -366,7 +507,7 @@ impl<B: BitSet> Trainer<'_, B> {
         }
         if state.phase == Phase::Train {
             let it = state.iteration;
-            let (kept, _) = self.shards_on_disk(it, &shard_dir(self.dir, it));
+            let (kept, _) = self.shards_on_disk(it, &self.run_dir.shards(it));
             if kept.games < state.current.selfplay.games {
                 // Only the games whose samples are there count: back to self-play for the rest.
                 state.phase = Phase::SelfPlay;
@@ -384,7 +525,7 @@ impl<B: BitSet> Trainer<'_, B> {
             .resolve()
             .map_err(|e| format!("selfplay.inference: {e}"))?;
         let device = default_device();
-        let (model, _) = load_checkpoint(&checkpoint_path(self.dir, iteration), self.ruleset, &device)
+        let (model, _) = load_checkpoint(&self.run_dir.checkpoint(iteration), self.ruleset, &device)
             .map_err(|e| e.to_string())?;
         let cfg = BatchConfig {
             callers,
@@ -409,7 +550,7 @@ impl<B: BitSet> Trainer<'_, B> {
         let it = state.iteration;
         let (sp, teacher) = self.config.selfplay_at(it);
         let sp = &sp;
-        let sdir = shard_dir(self.dir, it);
+        let sdir = self.run_dir.shards(it);
         std::fs::create_dir_all(&sdir).map_err(|e| format!("{}: {e}", sdir.display()))?;
         // Shards already written (a resumed run) hold the first games; only whole, readable ones count.
         let (mut stats, mut shards) = self.shards_on_disk(it, &sdir);
@@ -514,7 +655,7 @@ impl<B: BitSet> Trainer<'_, B> {
                 samples.extend(game.samples);
                 shard_stats.merge(&game.stats);
                 if shard_stats.games == sp.games_per_shard as u64 || done == total {
-                    let base = sdir.join(format!("shard-{shards:04}"));
+                    let base = sdir.join(shard_name(shards));
                     let json = serde_json::to_string(&shard_stats).unwrap_or_default();
                     let r = write_shard(&base.with_extension("bin"), encoder.input_len(), &samples).and_then(
                         |_| {
@@ -557,7 +698,7 @@ impl<B: BitSet> Trainer<'_, B> {
         let mut stats = SelfPlayStats::default();
         let mut shards = 0u64;
         let why = loop {
-            let base = sdir.join(format!("shard-{shards:04}"));
+            let base = sdir.join(shard_name(shards));
             let (json, bin) = (base.with_extension("json"), base.with_extension("bin"));
             match (json.exists(), bin.exists()) {
                 (false, false) => break None,
@@ -585,11 +726,11 @@ impl<B: BitSet> Trainer<'_, B> {
             let why = why.unwrap_or_else(|| {
                 format!(
                     "{} is missing",
-                    sdir.join(format!("shard-{shards:04}.bin")).display()
+                    sdir.join(format!("{}.bin", shard_name(shards))).display()
                 )
             });
             for &(k, bin, json) in &after {
-                let base = sdir.join(format!("shard-{k:04}"));
+                let base = sdir.join(shard_name(k.into()));
                 for (there, ext) in [(bin, "bin"), (json, "json")] {
                     if there {
                         let _ = std::fs::remove_file(base.with_extension(ext));
@@ -610,7 +751,7 @@ impl<B: BitSet> Trainer<'_, B> {
         let from = it.saturating_sub(self.config.replay.window_iterations - 1).max(1);
         let mut all = Vec::new();
         for i in from..=it {
-            let missing = crate::integrity::missing_shard_files(&shard_dir(self.dir, i));
+            let missing = crate::integrity::missing_shard_files(&self.run_dir.shards(i));
             if !missing.is_empty() {
                 self.log.line(
                     &format!(
@@ -620,7 +761,7 @@ impl<B: BitSet> Trainer<'_, B> {
                     !self.options.quiet,
                 );
             }
-            let Ok(entries) = std::fs::read_dir(shard_dir(self.dir, i)) else {
+            let Ok(entries) = std::fs::read_dir(self.run_dir.shards(i)) else {
                 continue;
             };
             let mut paths: Vec<PathBuf> = entries
@@ -653,7 +794,7 @@ impl<B: BitSet> Trainer<'_, B> {
             ));
         }
         let device: Device = default_device().autodiff();
-        let from = checkpoint_path(self.dir, state.latest);
+        let from = self.run_dir.checkpoint(state.latest);
         let (model, manifest) = load_checkpoint(&from, self.ruleset, &device).map_err(|e| e.to_string())?;
         let mut optim = AdamWConfig::new().with_weight_decay(t.weight_decay).init();
         let optimizer_file = from.join(OPTIMIZER_FILE);
@@ -723,7 +864,7 @@ impl<B: BitSet> Trainer<'_, B> {
                 self.dir.display()
             ));
         }
-        let out = checkpoint_path(self.dir, it);
+        let out = self.run_dir.checkpoint(it);
         let step = manifest.training_step + t.steps_per_iteration as u64;
         let net_cfg = net_config(self.config, self.ruleset);
         save_checkpoint(
@@ -741,7 +882,7 @@ impl<B: BitSet> Trainer<'_, B> {
         // resuming needs one: that of the latest checkpoint, or of the one before it when a
         // run was killed between this write and the state file's. Older ones go.
         if it >= 2 {
-            let old = checkpoint_path(self.dir, it - 2).join(OPTIMIZER_FILE);
+            let old = self.run_dir.checkpoint(it - 2).join(OPTIMIZER_FILE);
             if let Err(e) = std::fs::remove_file(&old) {
                 if e.kind() != std::io::ErrorKind::NotFound {
                     self.log
@@ -836,7 +977,7 @@ impl<B: BitSet> Trainer<'_, B> {
             let r = play_match(self.rules, &c, &b, &settings, &|| bar.inc(1))?;
             bar.finish_and_clear();
             let e = r.elo();
-            state.current.arena_elo = Some((e.elo, e.low, e.high));
+            state.current.arena_elo = Some(e.interval());
             state.current.promoted = match a.promotion {
                 Promotion::Always => true,
                 Promotion::Significant => e.significantly_positive(),
@@ -869,14 +1010,11 @@ impl<B: BitSet> Trainer<'_, B> {
                         if n >= it {
                             continue;
                         }
-                        if !checkpoint_path(self.dir, n)
-                            .join(tafl_nn::MANIFEST_FILE)
-                            .is_file()
-                        {
+                        if !self.run_dir.checkpoint(n).join(tafl_nn::MANIFEST_FILE).is_file() {
                             self.log.line(
                                 &format!(
                                     "warning: iteration {it}: ladder anchor `{anchor}` skipped: {} is missing",
-                                    checkpoint_path(self.dir, n).display()
+                                    self.run_dir.checkpoint(n).display()
                                 ),
                                 !self.options.quiet,
                             );
@@ -916,7 +1054,10 @@ impl<B: BitSet> Trainer<'_, B> {
                     ),
                     false,
                 );
-                state.current.ladder.push((anchor.clone(), e.elo, e.low, e.high));
+                state.current.ladder.push(LadderResult {
+                    anchor: anchor.clone(),
+                    elo: e.interval(),
+                });
             }
             self.draw_learning_curve(state);
         }
@@ -936,7 +1077,7 @@ impl<B: BitSet> Trainer<'_, B> {
             a.simulations,
             a.ladder_exploration
         );
-        let path = self.dir.join(crate::curve::LEARNING_CURVE_FILE);
+        let path = self.run_dir.learning_curve_file();
         if let Err(e) = crate::curve::write_learning_curve(&path, &history, &subtitle) {
             self.log
                 .line(&format!("warning: learning curve: {e}"), !self.options.quiet);
@@ -946,7 +1087,11 @@ impl<B: BitSet> Trainer<'_, B> {
     fn report(&self, s: &IterationSummary, took: Duration) {
         let sp = &s.selfplay;
         let arena = match s.arena_elo {
-            Some((e, lo, hi)) => format!(
+            Some(Elo {
+                elo: e,
+                low: lo,
+                high: hi,
+            }) => format!(
                 "arena {e:+.0} Elo [{lo:+.0}, {hi:+.0}]{}",
                 if s.promoted { " promoted" } else { "" }
             ),
@@ -955,7 +1100,12 @@ impl<B: BitSet> Trainer<'_, B> {
         let ladder: Vec<String> = s
             .ladder
             .iter()
-            .map(|(a, e, lo, hi)| format!("{a} {e:+.0} [{lo:+.0}, {hi:+.0}]"))
+            .map(|r| {
+                format!(
+                    "{} {:+.0} [{:+.0}, {:+.0}]",
+                    r.anchor, r.elo.elo, r.elo.low, r.elo.high
+                )
+            })
             .collect();
         let handicap = if sp.handicapped > 0 {
             format!(
@@ -1026,11 +1176,14 @@ impl<B: BitSet> Trainer<'_, B> {
             ),
             ("train/samples_per_second".into(), s.samples_per_second),
         ];
-        if let Some((e, _, _)) = s.arena_elo {
-            scalars.push(("arena/elo_vs_best".into(), e));
+        if let Some(e) = s.arena_elo {
+            scalars.push(("arena/elo_vs_best".into(), e.elo));
         }
-        for (a, e, _, _) in &s.ladder {
-            scalars.push((format!("ladder/elo_vs_{}", a.replace([':', '='], "_")), *e));
+        for r in &s.ladder {
+            scalars.push((
+                format!("ladder/elo_vs_{}", r.anchor.replace([':', '='], "_")),
+                r.elo.elo,
+            ));
         }
         let refs: Vec<(&str, f64)> = scalars.iter().map(|(t, v)| (t.as_str(), *v)).collect();
         if let Err(e) = self.events.write(step, &refs) {
