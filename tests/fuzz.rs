@@ -180,7 +180,7 @@ fn files(dir: &str, ext: &str) -> Vec<Vec<u8>> {
 }
 
 fn bad_inputs(kind: &str) -> Vec<Vec<u8>> {
-    include_str!("data/bad-inputs.txt")
+    include_str!("../engine/tests/data/bad-inputs.txt")
         .lines()
         .filter_map(|l| l.split_once('\t'))
         .filter(|(k, _)| *k == kind)

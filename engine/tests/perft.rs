@@ -1,4 +1,4 @@
-//! Reference perft counts from `tests/data/perft.txt`, checked two ways: the bit-parallel
+//! Reference perft counts from `engine/tests/data/perft.txt`, checked two ways: the bit-parallel
 //! counter and the per-piece move lists.
 
 use tafl_engine::{perft, perft_divide, with_board, Position, Ruleset};
