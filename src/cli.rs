@@ -144,7 +144,9 @@ enum Command {
     },
     /// Play two players against each other in colour-swapped pairs and estimate the Elo difference.
     Arena {
-        /// Player A (`random`, `heuristic`, `mcts:rollout:800`, `level:3`, ...).
+        /// Player A (`random`, `heuristic`, `mcts:rollout:800`, `level:3`, ...), or another
+        /// program through its engine protocol: `htp:COMMAND` (hnefatafl.org's), `otep:COMMAND`
+        /// (OpenTafl's), started for each game (an illegal or missing reply loses the game).
         a: String,
         /// Player B.
         b: String,
