@@ -335,7 +335,7 @@ fn splitmix64(mut x: u64) -> u64 {
 
 /// Where the worker's forward passes run.
 enum Engine {
-    Burn(TaflNet),
+    Burn(Box<TaflNet>),
     Onnx(Box<OnnxNet>),
 }
 
@@ -360,7 +360,7 @@ impl Engine {
                 }
             }
         }
-        Engine::Burn(model.to_device(device))
+        Engine::Burn(Box::new(model.to_device(device)))
     }
 
     fn kind(&self) -> Inference {
