@@ -118,7 +118,7 @@ pub fn run(
         .checked_mul(2)
         .and_then(|g| u32::try_from(g).ok())
         .ok_or_else(|| format!("--games: {} is too many", settings.games))?;
-    let pool = crate::cli::pool(threads)?;
+    let pool = crate::common::pool(threads)?;
     let match_settings = MatchSettings {
         games,
         ply_limit: settings.ply_limit,
@@ -130,7 +130,7 @@ pub fn run(
         search_threads: settings.search_threads,
     };
     let (a, b) = (&a.for_rules(rs), &b.for_rules(rs));
-    let bar = crate::random_cmd::progress_bar(games as u64, "arena");
+    let bar = crate::common::progress_bar(games as u64, "arena");
     // Inside the pool, so that network players batch for as many callers as there are threads.
     let result =
         pool.install(|| with_board!(rs, B, rules => play::<B>(&rules, a, b, &match_settings, &bar)))?;

@@ -359,27 +359,6 @@ pub enum Framing {
     Gtp,
 }
 
-/// Builds a rayon pool of `threads` workers (all cores when `None`).
-pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
-    // 0 is refused; far more than the cores is brought down, with a warning.
-    let threads = crate::limits::threads(threads)?;
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()
-        .map_err(|e| format!("cannot start worker threads: {e}"))
-}
-
-/// Parses `attackers` or `defenders`.
-pub fn parse_side(text: &str, flag: &str) -> Result<tafl_engine::Side, String> {
-    match text {
-        "attackers" | "a" => Ok(tafl_engine::Side::Attackers),
-        "defenders" | "d" => Ok(tafl_engine::Side::Defenders),
-        other => Err(format!(
-            "{flag}: `{other}` is not a side; allowed values: attackers, defenders"
-        )),
-    }
-}
-
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<(), String> {
     cli.inference.resolve().map_err(|e| format!("--inference: {e}"))?;
@@ -475,7 +454,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             think,
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
-            let side = parse_side(&side, "--side")?;
+            let side = crate::common::parse_side(&side, "--side")?;
             let ai = crate::players::level(level)?.thinking(&think, crate::players::cores())?;
             crate::play_cmd::run(&rs, side, &ai, seed)
         }
@@ -492,7 +471,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
             think,
         } => {
             let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
-            let to_move = to_move.map(|s| parse_side(&s, "--to-move")).transpose()?;
+            let to_move = to_move
+                .map(|s| crate::common::parse_side(&s, "--to-move"))
+                .transpose()?;
             let player = match model {
                 Some(path) => format!("mcts:model={path}:{simulations}"),
                 None => player,
@@ -636,7 +617,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             };
             match (protocol, host) {
                 (Protocol::Otep, Some(_)) => Err("--host is for --protocol htp".into()),
-                (Protocol::Otep, None) => crate::engine_cmd::run(&player, seed),
+                (Protocol::Otep, None) => crate::otep_cmd::run(&player, seed),
                 (Protocol::Htp, host) => {
                     let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
                     match host {

@@ -27,7 +27,7 @@ pub fn run(rs: &Ruleset, player: &Resolved, seed: u64, framing: Framing) -> Resu
 fn serve<B: BitSet>(rules: Rules<B>, player: &Resolved, seed: u64, framing: Framing) -> Result<(), String> {
     let mut session = Session::new(rules, player, seed, framing)?;
     let mut out = std::io::stdout().lock();
-    crate::engine_cmd::each_line(|line| {
+    crate::common::each_line(|line| {
         let (reply, quit) = session.handle(line);
         if let Some(r) = reply {
             out.write_all(r.as_bytes())
@@ -420,7 +420,7 @@ fn converse<B: BitSet>(session: &mut Session<B>, stream: TcpStream) -> Result<bo
     let mut writer = stream.try_clone().map_err(|e| e.to_string())?;
     let mut reader = BufReader::new(stream);
     loop {
-        // Lines from the server are bounded as stdin's are (engine_cmd::each_line).
+        // Lines from the server are bounded as stdin's are (common::each_line).
         let line = match read_line(&mut reader, LINE_LIMIT).map_err(|e| e.to_string())? {
             Line::End => return Ok(false),
             Line::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),

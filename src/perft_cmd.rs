@@ -6,7 +6,7 @@ use tafl_engine::{perft, with_board, BitSet, Position, Rules, Ruleset};
 
 /// Counts and prints; the last line is the leaf count.
 pub fn run(rs: &Ruleset, depth: u32, divide: bool, threads: Option<usize>) -> Result<(), String> {
-    let pool = crate::cli::pool(threads)?;
+    let pool = crate::common::pool(threads)?;
     let t0 = Instant::now();
     let total = pool.install(|| with_board!(rs, B, rules => count::<B>(&rules, depth, divide)));
     eprintln!("{} perft {depth}: {:.3} s", rs.id(), t0.elapsed().as_secs_f64());

@@ -1,6 +1,6 @@
 //! `tafl random`: uniformly random games in parallel, reproducible from the seed alone.
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::time::Instant;
 use tafl_engine::{game_seed, random_game, with_board, BitSet, RandomStats, Reason, Rules, Ruleset};
@@ -13,8 +13,8 @@ pub fn run(
     ply_limit: Option<u32>,
     threads: Option<usize>,
 ) -> Result<(), String> {
-    let pool = crate::cli::pool(threads)?;
-    let bar = progress_bar(games, rs.id());
+    let pool = crate::common::pool(threads)?;
+    let bar = crate::common::progress_bar(games, rs.id());
     let t0 = Instant::now();
     let stats =
         pool.install(|| with_board!(rs, B, rules => play_all::<B>(&rules, games, seed, ply_limit, &bar)));
@@ -27,18 +27,6 @@ pub fn run(
         stats.total_plies as f64 / secs.max(1e-9)
     );
     Ok(())
-}
-
-/// A progress bar that only draws on a terminal (indicatif hides itself otherwise).
-pub fn progress_bar(len: u64, label: &str) -> ProgressBar {
-    let bar = ProgressBar::new(len);
-    if let Ok(style) =
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} games, {per_sec}, eta {eta}")
-    {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar.set_message(label.to_string());
-    bar
 }
 
 /// Plays games `0..games` with per-game seeds; the tally is a sum, so neither the order nor

@@ -25,39 +25,11 @@ pub fn run(player: &Resolved, seed: u64) -> Result<(), String> {
     let mut session = Session::new(player.clone(), seed);
     let mut out = std::io::stdout().lock();
     send(&mut out, &[Reply::Hello])?;
-    each_line(|line| {
+    crate::common::each_line(|line| {
         let step = session.handle(line);
         send(&mut out, &step.replies)?;
         Ok(step.goodbye)
     })
-}
-
-/// Feeds stdin to `handle` line by line until it returns `true` (the protocol's goodbye) or
-/// the input ends. Bad bytes become U+FFFD and then a named error of the protocol, never the
-/// end of the engine.
-///
-/// A line longer than [`LINE_LIMIT`] is not kept: it reaches `handle` as the unknown command
-/// `line-too-long`, which the protocol answers with its error, and stderr says why.
-pub fn each_line(mut handle: impl FnMut(&str) -> Result<bool, String>) -> Result<(), String> {
-    use tafl_engine::input::{read_line, Line, LINE_LIMIT};
-    let mut input = std::io::stdin().lock();
-    let mut number = 0u64;
-    loop {
-        number += 1;
-        let line = match read_line(&mut input, LINE_LIMIT).map_err(|e| format!("reading stdin: {e}"))? {
-            Line::End => return Ok(()),
-            Line::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Line::TooLong(bytes) => {
-                eprintln!(
-                    "warning: stdin line {number}: {bytes} bytes, more than the {LINE_LIMIT} read of a line; answered as the unknown command `line-too-long`"
-                );
-                "line-too-long".to_string()
-            }
-        };
-        if handle(&line)? {
-            return Ok(());
-        }
-    }
 }
 
 fn send(out: &mut impl Write, replies: &[Reply]) -> Result<(), String> {

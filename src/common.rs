@@ -1,0 +1,65 @@
+//! Helpers every command shares: the worker pool, progress bars, side names on the command
+//! line, and the bounded reading of stdin's lines that the engine protocols use.
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Builds a rayon pool of `threads` workers (all cores when `None`).
+pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
+    // 0 is refused; far more than the cores is brought down, with a warning.
+    let threads = crate::limits::threads(threads)?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))
+}
+
+/// Parses `attackers` or `defenders`.
+pub fn parse_side(text: &str, flag: &str) -> Result<tafl_engine::Side, String> {
+    match text {
+        "attackers" | "a" => Ok(tafl_engine::Side::Attackers),
+        "defenders" | "d" => Ok(tafl_engine::Side::Defenders),
+        other => Err(format!(
+            "{flag}: `{other}` is not a side; allowed values: attackers, defenders"
+        )),
+    }
+}
+
+/// A progress bar that only draws on a terminal (indicatif hides itself otherwise).
+pub fn progress_bar(len: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    if let Ok(style) =
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} games, {per_sec}, eta {eta}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(label.to_string());
+    bar
+}
+
+/// Feeds stdin to `handle` line by line until it returns `true` (the protocol's goodbye) or
+/// the input ends. Bad bytes become U+FFFD and then a named error of the protocol, never the
+/// end of the engine.
+///
+/// A line longer than [`tafl_engine::input::LINE_LIMIT`] is not kept: it reaches `handle` as the unknown command
+/// `line-too-long`, which the protocol answers with its error, and stderr says why.
+pub fn each_line(mut handle: impl FnMut(&str) -> Result<bool, String>) -> Result<(), String> {
+    use tafl_engine::input::{read_line, Line, LINE_LIMIT};
+    let mut input = std::io::stdin().lock();
+    let mut number = 0u64;
+    loop {
+        number += 1;
+        let line = match read_line(&mut input, LINE_LIMIT).map_err(|e| format!("reading stdin: {e}"))? {
+            Line::End => return Ok(()),
+            Line::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Line::TooLong(bytes) => {
+                eprintln!(
+                    "warning: stdin line {number}: {bytes} bytes, more than the {LINE_LIMIT} read of a line; answered as the unknown command `line-too-long`"
+                );
+                "line-too-long".to_string()
+            }
+        };
+        if handle(&line)? {
+            return Ok(());
+        }
+    }
+}
