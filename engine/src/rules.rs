@@ -22,13 +22,6 @@ pub enum Dir {
     West = 3,
 }
 
-impl Dir {
-    /// The opposite direction.
-    pub const fn reverse(self) -> Dir {
-        DIRECTIONS[(self as usize + 2) % 4]
-    }
-}
-
 /// Marks "no square" in neighbour tables (off the board).
 pub const NONE: Sq = Sq::MAX;
 
@@ -247,9 +240,5 @@ impl<B: BitSet> Rules<B> {
     /// True for the throne square.
     pub fn is_throne(&self, sq: Sq) -> bool {
         self.throne_sq == Some(sq)
-    }
-    /// True for squares on the board's edge.
-    pub fn is_edge(&self, sq: Sq) -> bool {
-        self.edge.has(sq as usize)
     }
 }

@@ -407,14 +407,6 @@ impl Learner {
     pub fn steps(&self) -> u64 {
         self.steps
     }
-
-    /// The model and the optimizer.
-    pub fn into_parts(mut self) -> (TaflNet, ModuleOptimizer) {
-        match self.model.take() {
-            Some(m) => (m, self.optim),
-            None => unreachable!("the learner always holds its model between steps"),
-        }
-    }
 }
 
 fn model_device(batch: &Batch) -> Device {

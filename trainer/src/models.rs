@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tafl_engine::{
-    classic_evaluator, BitSet, Escape, Evaluator, EvaluatorSpec, Hostility, KingArmed, KingCapture, NoMoves,
-    Piece, Repetition, Ruleset, Side, Sq, ThronePass, ThroneStop, YesNo,
+    Escape, Hostility, KingArmed, KingCapture, NoMoves, Piece, Repetition, Ruleset, Side, Sq, ThronePass,
+    ThroneStop, YesNo,
 };
 use tafl_nn::{
     burn::prelude::Device, default_device, load_checkpoint, read_manifest, BatchConfig, EloInfo, Manifest,
@@ -87,20 +87,6 @@ pub fn evaluator_from(
     };
     let name = format!("net:{}@{}", manifest.ruleset_id, manifest.training_step);
     Arc::new(NetEvaluator::new(model, ruleset, device, config, name))
-}
-
-/// An evaluator factory for players: classic evaluators, and models loaded from their path.
-pub fn evaluator_for<B: BitSet>(
-    spec: &EvaluatorSpec,
-    ruleset: &Ruleset,
-) -> Result<Arc<dyn Evaluator<B>>, String> {
-    match spec {
-        EvaluatorSpec::Model(path) => {
-            let (e, _) = load_evaluator(Path::new(path), ruleset, 0)?;
-            Ok(e)
-        }
-        other => classic_evaluator(other),
-    }
 }
 
 /// The game a ruleset describes, without how its file spells it: the board, the start position,

@@ -180,10 +180,6 @@ impl<B: BitSet> Search<B> {
     pub fn root_visits(&self) -> u32 {
         self.nodes[self.root].visits
     }
-    /// Nodes held in the tree.
-    pub fn tree_size(&self) -> usize {
-        self.nodes.len()
-    }
 
     /// Brings the root to `game`: follows up to a few new moves of the same game through the
     /// tree (keeping their subtrees), or starts a new tree.
