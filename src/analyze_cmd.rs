@@ -4,7 +4,7 @@
 use crate::players::Resolved;
 use tafl_engine::{
     play_text, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, Move, PlayerSpec,
-    Rules, Ruleset, Search, SearchConfig, Side, ThinkingLimit,
+    Proven, Rules, Ruleset, Search, SearchConfig, Side, ThinkingLimit,
 };
 
 /// What to analyse.
@@ -69,8 +69,8 @@ pub struct Line {
     pub prior: f32,
     /// The line the search expects after it, the move included.
     pub pv: Vec<Move>,
-    /// Proven result for the side to move: 1 win, 0 draw, -1 loss.
-    pub proven: Option<i8>,
+    /// Proven result of the move for the side to move.
+    pub proven: Option<Proven>,
 }
 
 /// What a search found in a position: its value and the best root moves, best first.
@@ -83,7 +83,7 @@ pub struct Analysis {
     /// The position's value for the side to move, -1 to 1.
     pub value: f32,
     /// Proven result of the position for the side to move.
-    pub proven: Option<i8>,
+    pub proven: Option<Proven>,
     /// The best moves, best first, at most the `top` asked for.
     pub lines: Vec<Line>,
 }
@@ -195,9 +195,9 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
         analysis.simulations,
         analysis.value,
         match analysis.proven {
-            Some(1) => ", proven win",
-            Some(0) => ", proven draw",
-            Some(_) => ", proven loss",
+            Some(Proven::Win) => ", proven win",
+            Some(Proven::Draw) => ", proven draw",
+            Some(Proven::Loss) => ", proven loss",
             None => "",
         }
     );
@@ -211,10 +211,10 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
             line.push_str(&format!("{}-{} ", square_name(n, mv.from), square_name(n, mv.to)));
         }
         let proven = match m.proven {
-            Some(1) => " (wins)",
-            Some(-1) => " (loses)",
-            Some(0) => " (draws)",
-            _ => "",
+            Some(Proven::Win) => " (wins)",
+            Some(Proven::Loss) => " (loses)",
+            Some(Proven::Draw) => " (draws)",
+            None => "",
         };
         println!(
             "{:<4} {:<10} {:>6.1}% {:>+7.3} {:>7.3}  {}{}",

@@ -3,8 +3,8 @@
 //! inside a training run.
 
 use crate::players::{build, Resolved};
+use tafl_engine::{play_match_with, MatchResult, MatchSettings};
 use tafl_engine::{with_board, BitSet, Rules, Ruleset, Side, ThinkingLimit};
-use tafl_trainer::arena::{play_match_with, MatchResult, MatchSettings};
 
 /// How a match is played.
 #[derive(Clone, Copy, Debug)]

@@ -1,5 +1,6 @@
 //! Command-line arguments and dispatch.
 
+use crate::common::RulesArg;
 use clap::{Parser, Subcommand, ValueEnum};
 use tafl_engine::{rules_panel, ruleset_to_opentafl, Ruleset};
 
@@ -44,7 +45,8 @@ enum Command {
     Rules {
         /// Built-in ruleset id (brandubh, tablut, hnefatafl, copenhagen, ...) or a rules file:
         /// TOML, an OpenTafl rules string, or an OpenTafl game record (.otg).
-        rules: String,
+        #[arg(value_parser = crate::common::parse_rules)]
+        rules: RulesArg,
         /// Print the rules file (TOML) instead of the summary.
         #[arg(long)]
         toml: bool,
@@ -55,7 +57,8 @@ enum Command {
     /// Count leaf positions `depth` plies from the start (the last line is the count).
     Perft {
         /// Ruleset id or rules file.
-        rules: String,
+        #[arg(value_parser = crate::common::parse_rules)]
+        rules: RulesArg,
         /// Plies to search.
         depth: u32,
         /// Print the count below each first move.
@@ -68,7 +71,8 @@ enum Command {
     /// Play uniformly random games and print who won.
     Random {
         /// Ruleset id or rules file.
-        rules: String,
+        #[arg(value_parser = crate::common::parse_rules)]
+        rules: RulesArg,
         /// Games to play.
         #[arg(long, default_value_t = 1000)]
         games: u64,
@@ -86,7 +90,8 @@ enum Command {
     /// and check every move and capture against the rules.
     Replay {
         /// Ruleset id or rules file.
-        rules: String,
+        #[arg(value_parser = crate::common::parse_rules)]
+        rules: RulesArg,
         /// The CSV file of games.
         file: String,
     },
@@ -94,7 +99,8 @@ enum Command {
     Play {
         /// Ruleset id or rules file.
         #[arg(long, default_value = "brandubh")]
-        rules: String,
+        #[arg(value_parser = crate::common::parse_rules)]
+        rules: RulesArg,
         /// The side you play: attackers or defenders.
         #[arg(long, default_value = "defenders")]
         side: String,
@@ -112,7 +118,8 @@ enum Command {
     Analyze {
         /// Ruleset id or rules file.
         #[arg(long)]
-        rules: String,
+        #[arg(value_parser = crate::common::parse_rules)]
+        rules: RulesArg,
         /// OpenTafl position record (first row = rank 1); the start position when absent.
         #[arg(long)]
         position: Option<String>,
@@ -152,7 +159,8 @@ enum Command {
         b: String,
         /// Ruleset id or rules file.
         #[arg(long)]
-        rules: String,
+        #[arg(value_parser = crate::common::parse_rules)]
+        rules: RulesArg,
         /// Games (rounded up to whole pairs).
         #[arg(long, default_value_t = 100)]
         games: u64,
@@ -183,10 +191,10 @@ enum Command {
     /// The win-rate study of rulesets: random and skilled play, 95% intervals, before/after of
     /// rule changes. Prints the table and writes balance.md, .csv, .json and .png to --out.
     ///
-    /// The default study (33,000 random and 500 skilled games for each of brandubh, tablut and
-    /// hnefatafl) takes about 2 seconds for the random rows and about 4 minutes for the skilled
-    /// rows (mcts:heuristic:1600) on 2 cores. The same seed gives byte-identical outputs whatever --threads
-    /// is. Ctrl-C stops and keeps the outputs of the finished rows.
+    /// The default study plays 33,000 random and 500 skilled games (mcts:heuristic:1600) for
+    /// each of brandubh, tablut and hnefatafl (its running time is in the README). The same
+    /// seed gives byte-identical outputs whatever --threads is. Ctrl-C stops and keeps the
+    /// outputs of the finished rows.
     ///
     /// With --strength-sweep RUN_DIR (or `levels`), plays instead one fixed-size self-play
     /// study per checkpoint of a training run (or per configured level) and writes
@@ -268,7 +276,8 @@ enum Command {
         protocol: Protocol,
         /// Ruleset id or rules file for `htp` (OpenTafl sends its own rules to `otep`).
         #[arg(long, default_value = "copenhagen")]
-        rules: String,
+        #[arg(value_parser = crate::common::parse_rules)]
+        rules: RulesArg,
         /// The player (`random`, `heuristic`, `mcts:rollout:800`, `mcts:model=RUN:200`,
         /// `level:N`); default: level 5, the strongest level, which makes no deliberate mistakes.
         #[arg(long)]
@@ -403,7 +412,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             toml,
             opentafl,
         } => {
-            let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+            let rs = rules.ruleset;
             let text = if opentafl {
                 format!("{}\n", ruleset_to_opentafl(&rs))
             } else if toml {
@@ -421,7 +430,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             divide,
             threads,
         } => {
-            let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+            let rs = rules.ruleset;
             let max = crate::limits::MAX_PERFT_DEPTH;
             if depth > max {
                 return Err(format!(
@@ -437,13 +446,13 @@ pub fn run(cli: Cli) -> Result<(), String> {
             ply_limit,
             threads,
         } => {
-            let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+            let rs = rules.ruleset;
             let limit = (ply_limit > 0).then_some(ply_limit);
             crate::limits::at_most("--games", games, crate::limits::MAX_RANDOM_GAMES)?;
             crate::random_cmd::run(&rs, games, seed, limit, threads)
         }
         Command::Replay { rules, file } => {
-            let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+            let rs = rules.ruleset;
             crate::replay_cmd::run(&rs, &file)
         }
         Command::Play {
@@ -453,7 +462,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             seed,
             think,
         } => {
-            let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+            let rs = rules.ruleset;
             let side = crate::common::parse_side(&side, "--side")?;
             let ai = crate::players::level(level)?.thinking(&think, crate::players::cores())?;
             crate::play_cmd::run(&rs, side, &ai, seed)
@@ -470,7 +479,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             seed,
             think,
         } => {
-            let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+            let rs = rules.ruleset;
             let to_move = to_move
                 .map(|s| crate::common::parse_side(&s, "--to-move"))
                 .transpose()?;
@@ -502,7 +511,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             think,
             threads,
         } => {
-            let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+            let rs = rules.ruleset;
             let (a_spec, b_spec) = (a, b);
             let (a, b) = (
                 crate::players::resolve(&a_spec)?,
@@ -531,7 +540,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 limit: think.limit()?,
                 search_threads: think.search_threads(1)?,
             };
-            let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules, &settings);
+            let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules.text, &settings);
             crate::arena_cmd::run(&rs, &a, &b, &settings, threads)?;
             println!("rerun: {rerun}");
             Ok(())
@@ -619,7 +628,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 (Protocol::Otep, Some(_)) => Err("--host is for --protocol htp".into()),
                 (Protocol::Otep, None) => crate::otep_cmd::run(&player, seed),
                 (Protocol::Htp, host) => {
-                    let rs = Ruleset::load(&rules).map_err(|e| e.to_string())?;
+                    let rs = rules.ruleset;
                     match host {
                         Some(h) => crate::htp_cmd::run_tcp(&rs, &player, seed, framing, &h),
                         None => crate::htp_cmd::run(&rs, &player, seed, framing),

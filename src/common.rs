@@ -13,6 +13,26 @@ pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
         .map_err(|e| format!("cannot start worker threads: {e}"))
 }
 
+/// A ruleset named on the command line: the text as written (for `rerun:` lines) and the
+/// ruleset it loads, validated when the arguments are parsed.
+#[derive(Clone, Debug)]
+pub struct RulesArg {
+    /// The id or path as the user wrote it.
+    pub text: String,
+    /// The validated ruleset.
+    pub ruleset: tafl_engine::Ruleset,
+}
+
+/// Clap's value parser for ruleset arguments: a built-in id, a rules file (TOML, an OpenTafl
+/// rules string or game record); the error names the file and what is wrong.
+pub fn parse_rules(text: &str) -> Result<RulesArg, String> {
+    let ruleset = tafl_engine::Ruleset::load(text).map_err(|e| e.to_string())?;
+    Ok(RulesArg {
+        text: text.to_string(),
+        ruleset,
+    })
+}
+
 /// Parses `attackers` or `defenders`.
 pub fn parse_side(text: &str, flag: &str) -> Result<tafl_engine::Side, String> {
     match text {

@@ -197,7 +197,7 @@ impl<B: BitSet> ExternalPlayer<B> for HtpPlayer {
             }
         }
         // Tell it the moves since it last moved (the opening's, the opponent's).
-        for (i, p) in game.moves().iter().enumerate().skip(self.synced) {
+        for (i, p) in game.history().iter().enumerate().skip(self.synced) {
             let asked = Request::Play {
                 role: Role::of(mover(game, i)),
                 from: self.vertex(p.mv.from),
@@ -216,7 +216,7 @@ impl<B: BitSet> ExternalPlayer<B> for HtpPlayer {
                 Err(e) => return Err(no_reply(&self.process, side, &asked.to_string(), &e, false)),
             }
         }
-        self.synced = game.moves().len();
+        self.synced = game.history().len();
         let asked = Request::GenerateMove(Some(Role::of(side)));
         let (wait, timed) = move_wait(limit, clock);
         let text = match self.ask(&asked, wait) {
@@ -316,12 +316,12 @@ impl<B: BitSet> ExternalPlayer<B> for OtepPlayer {
         let name = self.process.name().to_string();
         let failed = |e: String| forfeit(side, format!("engine `{name}` ({side}): {e}"));
         let record = position_record(rules, game.position());
-        let new = game.moves().len() - self.synced.min(game.moves().len());
+        let new = game.history().len() - self.synced.min(game.history().len());
         let from_start = self.synced == 0 && *game.start() == Position::start(rules);
         let mut told = Vec::new();
         if new == 1 && (self.synced > 0 || from_start) {
             // The opponent's move, as OpenTafl tells it.
-            let mv = game.moves()[game.moves().len() - 1].mv;
+            let mv = game.history()[game.history().len() - 1].mv;
             told.push(Message::OpponentMove {
                 moves: vec![mv.text(self.n)],
                 position: record.clone(),
@@ -349,7 +349,7 @@ impl<B: BitSet> ExternalPlayer<B> for OtepPlayer {
         for m in &told {
             self.send(m).map_err(failed)?;
         }
-        self.synced = game.moves().len();
+        self.synced = game.history().len();
         let asked = Message::Play(side).to_string();
         let (wait, timed) = move_wait(limit, clock);
         let deadline = Instant::now() + wait;

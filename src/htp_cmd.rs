@@ -148,7 +148,7 @@ impl<B: BitSet> Session<B> {
         let outcome = self.game.play(&self.rules, mv).map_err(|e| e.to_string())?;
         let mut captured: Vec<Sq> = self
             .game
-            .moves()
+            .history()
             .last()
             .map(|p| p.captured.squares().map(|s| s as Sq).collect())
             .unwrap_or_default();

@@ -473,7 +473,7 @@ impl<B: BitSet> Table for Board<B> {
             .map(|i| {
                 let m = &res.moves[i];
                 let evaluation = match m.proven {
-                    Some(p) => f32::from(p),
+                    Some(p) => p.value(),
                     None => m.q,
                 };
                 AnalysisLine {

@@ -55,7 +55,7 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
             };
             game.play(rules, mv)
                 .map_err(|e| format!("the AI chose an illegal move: {e}"))?;
-            let played = game.moves()[game.moves().len() - 1];
+            let played = game.history()[game.history().len() - 1];
             println!("AI plays {}", played_text(n, &played));
             continue;
         } else {
@@ -164,7 +164,7 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
 fn board<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> String {
     let mut marks: Vec<Sq> = Vec::new();
     let mut last = String::new();
-    if let Some(p) = game.moves().last() {
+    if let Some(p) = game.history().last() {
         marks.push(p.mv.from);
         marks.push(p.mv.to);
         marks.extend(p.captured.squares().map(|s| s as Sq));

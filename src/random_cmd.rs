@@ -3,7 +3,7 @@
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::time::Instant;
-use tafl_engine::{game_seed, random_game, with_board, BitSet, RandomStats, Reason, Rules, Ruleset};
+use tafl_engine::{game_seed, random_game, with_board, BitSet, GameTally, Reason, Rules, Ruleset};
 
 /// Plays `games` random games of `rs` and prints the tallies.
 pub fn run(
@@ -37,13 +37,13 @@ pub fn play_all<B: BitSet>(
     seed: u64,
     ply_limit: Option<u32>,
     bar: &ProgressBar,
-) -> RandomStats {
+) -> GameTally {
     const CHUNK: u64 = 256;
     let chunks = games.div_ceil(CHUNK);
     (0..chunks)
         .into_par_iter()
         .map(|c| {
-            let mut s = RandomStats::default();
+            let mut s = GameTally::default();
             let end = (c + 1).saturating_mul(CHUNK).min(games);
             for i in c * CHUNK..end {
                 let (o, plies) = random_game(rules, game_seed(seed, i), ply_limit);
@@ -52,11 +52,11 @@ pub fn play_all<B: BitSet>(
             bar.inc(end - c * CHUNK);
             s
         })
-        .reduce(RandomStats::default, RandomStats::merge)
+        .reduce(GameTally::default, GameTally::merge)
 }
 
 /// The figures as printed by `tafl random`.
-pub fn report(id: &str, s: &RandomStats, seed: u64, ply_limit: Option<u32>) -> String {
+pub fn report(id: &str, s: &GameTally, seed: u64, ply_limit: Option<u32>) -> String {
     let pct = |x: u64| {
         if s.games == 0 {
             0.0

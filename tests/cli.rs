@@ -278,7 +278,7 @@ fn arena_exploration_is_reported_seeded_and_in_the_rerun_line() {
     let args = [
         "arena",
         "mcts:heuristic:20",
-        "heuristic",
+        "greedy",
         "--rules",
         "brandubh",
         "--games",

@@ -397,7 +397,7 @@ fn round_trip<B: BitSet>(rules: &Rules<B>, game: &Game<B>) {
     assert_eq!(back.resigned, rec.resigned);
     assert_eq!(start(&back.ruleset), start(&rec.ruleset));
     let replayed = back.replay(rules).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(replayed.moves(), game.moves());
+    assert_eq!(replayed.history(), game.history());
     assert_eq!(replayed.outcome(), game.outcome());
     assert_eq!(knobs(&back.ruleset), knobs(&rules.ruleset));
 }

@@ -62,8 +62,8 @@ impl<B: BitSet> Game<B> {
     pub fn start(&self) -> &Position<B> {
         &self.start
     }
-    /// The moves played so far.
-    pub fn moves(&self) -> &[Played<B>] {
+    /// The moves played so far, first to last (the legal moves are `position().moves(rules)`).
+    pub fn history(&self) -> &[Played<B>] {
         &self.moves
     }
     /// Plies played.

@@ -130,7 +130,7 @@ impl GameRecord {
             tags.push(("Result".into(), o.result_text().into()));
             tags.push(("Termination".into(), o.reason.name().into()));
         }
-        let moves = game.moves().iter().map(|p| played_text(rules.n, p)).collect();
+        let moves = game.history().iter().map(|p| played_text(rules.n, p)).collect();
         GameRecord { tags, moves }
     }
 

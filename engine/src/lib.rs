@@ -19,6 +19,7 @@ mod error;
 mod external;
 mod game;
 mod game_record;
+mod game_tally;
 pub mod input;
 mod movegen;
 mod notation;
@@ -45,6 +46,7 @@ pub use error::{IllegalMove, ParseError, RulesError};
 pub use external::{EngineProtocol, ExternalPlayer, Stop, MAX_COMMAND_LEN};
 pub use game::{Game, Played};
 pub use game_record::GameRecord;
+pub use game_tally::GameTally;
 pub use movegen::{MoveList, MAX_MOVES};
 pub use notation::{parse_move, play_text, played_text, position_from_record, position_record};
 pub use opentafl::{otn_move_text, ruleset_from_opentafl, ruleset_from_text, ruleset_to_opentafl, OtgRecord};
@@ -53,7 +55,7 @@ pub use panel::rules_panel;
 pub use perft::{perft, perft_divide};
 pub use pieces_text::{parse_position_record, pieces_record};
 pub use position::{Move, MoveEffect, Position};
-pub use random::{game_seed, random_game, RandomStats};
+pub use random::{game_seed, random_game};
 pub use replay::{
     parse_csv_games, replay_csv, CsvGame, CsvMove, CsvResult, EarlyEnd, GameReplay, Mismatch, ReplayEnd,
     ReplaySummary,
@@ -64,9 +66,10 @@ pub use ruleset::{
     ThroneKind, ThronePass, ThroneStop, YesNo, BUILTIN_IDS,
 };
 pub use search::{
-    classic_evaluator, play_game, play_game_from, random_opening, score_for, EvalInput, Evaluation,
-    Evaluator, EvaluatorFactory, EvaluatorSpec, Heuristic, Level, Levels, MoveStat, Player, PlayerSpec,
-    Rollout, RootSelection, Search, SearchConfig, SearchResult, Uniform, Wdl,
+    classic_evaluator, play_game, play_game_from, play_match_with, random_opening, score_for, EvalInput,
+    Evaluation, Evaluator, EvaluatorFactory, EvaluatorSpec, Heuristic, Level, Levels, MatchResult,
+    MatchSettings, MoveStat, Player, PlayerFactory, PlayerSpec, Proven, Rollout, RootSelection, Search,
+    SearchConfig, SearchResult, Uniform, Wdl, OPENING_SEED,
 };
 pub use search::{merge_results, parse_duration, Clock, Deadline, ThinkingLimit, MAX_NODES, MOVE_OVERHEAD};
 pub use side::{Piece, Side};

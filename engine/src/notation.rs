@@ -42,7 +42,7 @@ pub fn play_text<B: BitSet>(rules: &Rules<B>, game: &mut Game<B>, text: &str) ->
     let n = rules.n;
     let (mv, written) = parse_move(n, text)?;
     game.play(rules, mv).map_err(|e| ParseError::new(e.to_string()))?;
-    let Some(played) = game.moves().last() else {
+    let Some(played) = game.history().last() else {
         return Ok(());
     };
     let made = played.captured;

@@ -239,7 +239,7 @@ impl CsvGame {
                 return report;
             }
             report.plies = ply;
-            let made: Vec<Sq> = game.moves()[i].captured.squares().map(|s| s as Sq).collect();
+            let made: Vec<Sq> = game.history()[i].captured.squares().map(|s| s as Sq).collect();
             let mut recorded = m.captures.clone();
             recorded.sort_unstable();
             if recorded != made {

@@ -223,7 +223,7 @@ macro_rules! builtins {
         pub const BUILTIN_IDS: &[&str] = &[$($id),+];
         fn builtin_text(id: &str) -> Option<&'static str> {
             match id {
-                $($id => Some(include_str!(concat!("../../configs/rules/", $id, ".toml"))),)+
+                $($id => Some(include_str!(concat!("../rules/", $id, ".toml"))),)+
                 _ => None,
             }
         }

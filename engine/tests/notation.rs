@@ -27,7 +27,7 @@ fn moves_print_with_their_captures() {
     let mut game = Game::from_position(&r, pos);
     let (mv, _) = parse_move(7, "b1-b5").unwrap();
     game.play(&r, mv).unwrap();
-    assert_eq!(played_text(7, &game.moves()[0]), "b1-b5");
+    assert_eq!(played_text(7, &game.history()[0]), "b1-b5");
     let (mv, _) = parse_move(7, "g4-e4").unwrap();
     assert!(game.play(&r, mv).is_err(), "defenders are to move");
     let (mv, _) = parse_move(7, "d4-c4").unwrap();
@@ -35,7 +35,7 @@ fn moves_print_with_their_captures() {
     let (mv, _) = parse_move(7, "b5-c5").unwrap();
     game.play(&r, mv).unwrap();
     assert_eq!(
-        played_text(7, &game.moves()[2]),
+        played_text(7, &game.history()[2]),
         "b5-c5xd5",
         "{}",
         game.position().diagram(&r, &[])
@@ -81,7 +81,7 @@ fn game_records_round_trip() {
     let replayed = parsed.replay(&r).unwrap();
     assert_eq!(replayed.position(), game.position());
     assert_eq!(replayed.outcome(), game.outcome());
-    assert_eq!(replayed.moves(), game.moves());
+    assert_eq!(replayed.history(), game.history());
 }
 
 #[test]

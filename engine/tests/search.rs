@@ -62,7 +62,7 @@ fn takes_a_one_move_escape_with_any_evaluator() {
         for config in configs(64) {
             let res = search(&r, &game, config.clone(), eval.as_ref());
             assert_eq!(res.best.text(7), "c7-a7", "{} {:?}", eval.name(), config.root);
-            assert_eq!(res.proven, Some(1));
+            assert_eq!(res.proven, Some(Proven::Win));
         }
     }
 }
@@ -129,14 +129,14 @@ fn solver_proves_a_three_ply_forced_win() {
         ..SearchConfig::default()
     };
     let res = search(&r, &game, config.clone(), &Uniform);
-    assert_eq!(res.proven, Some(1), "not proven: {:?}", res.moves);
+    assert_eq!(res.proven, Some(Proven::Win), "not proven: {:?}", res.moves);
     // Play it out: whatever the attackers answer, the defenders win on their next move.
     game.play(&r, res.best).unwrap();
     for reply in game.position().moves(&r).iter() {
         let mut g = game.clone();
         g.play(&r, *reply).unwrap();
         let res2 = search(&r, &g, config.clone(), &Uniform);
-        assert_eq!(res2.proven, Some(1));
+        assert_eq!(res2.proven, Some(Proven::Win));
         assert_eq!(
             g.play(&r, res2.best).unwrap(),
             Some(Outcome::win(Side::Defenders, Reason::Escape))
@@ -144,7 +144,7 @@ fn solver_proves_a_three_ply_forced_win() {
     }
     // And from the attackers' side after the king's move, the loss is proven.
     let res3 = search(&r, &game, config, &Uniform);
-    assert_eq!(res3.proven, Some(-1));
+    assert_eq!(res3.proven, Some(Proven::Loss));
 }
 
 #[test]
@@ -194,6 +194,7 @@ fn players_from_specs_play_legal_moves_and_levels_load() {
     let r = rules("brandubh");
     for spec in [
         "random",
+        "greedy",
         "heuristic",
         "mcts:uniform:50",
         "mcts:rollout:50",
@@ -319,12 +320,12 @@ fn a_move_the_solver_refuted_is_not_played_while_another_does_not_lose() {
         };
         let res = Search::new(config, &game, 3).run(&r, &eval, temperature).unwrap();
         let refuted = res.moves.iter().find(|m| m.mv.text(7) == "a6-f6").unwrap();
-        assert_eq!(refuted.proven, Some(-1), "the solver refutes a6-f6");
+        assert_eq!(refuted.proven, Some(Proven::Loss), "the solver refutes a6-f6");
         assert!(refuted.visits > 0);
         let chosen = res.moves.iter().find(|m| m.mv == res.best).unwrap();
         assert_ne!(
             chosen.proven,
-            Some(-1),
+            Some(Proven::Loss),
             "temperature {temperature}: chose {}",
             res.best.text(7)
         );
@@ -360,7 +361,7 @@ fn a_solved_root_teaches_its_winning_moves() {
             .moves
             .iter()
             .zip(&res.policy)
-            .filter(|(m, _)| m.proven == Some(1))
+            .filter(|(m, _)| m.proven == Some(Proven::Win))
             .map(|(_, p)| p)
             .sum();
         assert!((on_wins - 1.0).abs() < 1e-5, "{:?}: {on_wins}", config.root);
@@ -451,7 +452,12 @@ fn the_search_counts_repetitions_with_the_games_history() {
     for config in configs(12) {
         let res = Search::new(config.clone(), &game, 1).run(&r, &eval, 0.0).unwrap();
         let losing = res.moves.iter().find(|m| m.mv.text(7) == "b4-c4").unwrap();
-        assert_eq!(losing.proven, Some(-1), "{:?}: b4-c4 is proven lost", config.root);
+        assert_eq!(
+            losing.proven,
+            Some(Proven::Loss),
+            "{:?}: b4-c4 is proven lost",
+            config.root
+        );
         assert_ne!(res.best.text(7), "b4-c4", "{:?}", config.root);
     }
     // The attackers, to move after b4-c4, steer into the repetition that wins for them.
@@ -469,7 +475,7 @@ fn the_search_counts_repetitions_with_the_games_history() {
             .run(&r, &Uniform, 0.0)
             .unwrap();
         assert_eq!(res.best.text(7), "g6-f6", "{:?}", config.root);
-        assert_eq!(res.proven, Some(1));
+        assert_eq!(res.proven, Some(Proven::Win));
     }
     // Under `draw` the repetition is a draw for both; under `ignore` it is nothing.
     let r = brandubh_with_repetition("draw");
@@ -477,7 +483,10 @@ fn the_search_counts_repetitions_with_the_games_history() {
         .run(&r, &eval, 0.0)
         .unwrap();
     let drawn = res.moves.iter().find(|m| m.mv.text(7) == "b4-c4").unwrap();
-    assert!(drawn.proven != Some(-1) && drawn.proven != Some(1), "{drawn:?}");
+    assert!(
+        drawn.proven != Some(Proven::Loss) && drawn.proven != Some(Proven::Win),
+        "{drawn:?}"
+    );
     let r = brandubh_with_repetition("ignore");
     let res = Search::new(configs(12)[0].clone(), &shuffled_game(&r), 1)
         .run(&r, &eval, 0.0)
@@ -507,7 +516,7 @@ fn under_mover_loses_a_side_never_repeats_a_third_time() {
     for config in configs(8) {
         let res = Search::new(config.clone(), &game, 2).run(&r, &eval, 0.0).unwrap();
         let repeat = res.moves.iter().find(|m| m.mv.text(7) == "g6-f6").unwrap();
-        assert_eq!(repeat.proven, Some(-1), "{:?}", config.root);
+        assert_eq!(repeat.proven, Some(Proven::Loss), "{:?}", config.root);
         assert_ne!(res.best.text(7), "g6-f6", "{:?}", config.root);
     }
 }
@@ -584,7 +593,7 @@ fn two_search_threads_share_the_simulations_and_play_the_same_game_again() {
             sims.push(res.unwrap().simulations);
             game.play(&r, mv).unwrap();
         }
-        (game.moves().iter().map(|m| m.mv).collect::<Vec<_>>(), sims)
+        (game.history().iter().map(|m| m.mv).collect::<Vec<_>>(), sims)
     };
     let (moves, sims) = play(2);
     assert_eq!(play(2).0, moves, "seeded trees, merged in order: reproducible");
@@ -619,7 +628,7 @@ fn merged_results_add_visits_and_keep_proofs() {
     assert_eq!(merged.simulations, total);
     assert_eq!(merged.moves.iter().map(|m| m.visits).collect::<Vec<_>>(), visits);
     let refuted = merged.moves.iter().find(|m| m.mv.text(7) == "a6-f6").unwrap();
-    assert_eq!(refuted.proven, Some(-1));
+    assert_eq!(refuted.proven, Some(Proven::Loss));
     assert_ne!(merged.best.text(7), "a6-f6");
     assert!((merged.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
 }

@@ -23,7 +23,7 @@ pub use knobs::{parse_sets, KnobSetting};
 use crate::players::Resolved;
 use serde::Serialize;
 use std::path::PathBuf;
-use tafl_engine::{with_board, RandomStats, Ruleset};
+use tafl_engine::{with_board, GameTally, Ruleset};
 
 /// The rulesets of the default study.
 pub const DEFAULT_RULES: &str = "brandubh,tablut,hnefatafl";
@@ -31,8 +31,7 @@ pub const DEFAULT_RULES: &str = "brandubh,tablut,hnefatafl";
 /// The skilled player of the default study: tree search with the hand-written evaluation at
 /// 1600 simulations. Named as a spec rather than a level because it must be the same player
 /// under every ruleset (a network level is a different network per ruleset, and its
-/// hand-written fallback where none is shipped); measured on 2 cores, the
-/// 1,500 skilled games of the default study take about 4 minutes with it.
+/// hand-written fallback where none is shipped).
 pub const DEFAULT_SKILLED: &str = "mcts:heuristic:1600";
 
 /// The default exploration rule of skilled play: a uniformly random move with this probability
@@ -160,7 +159,7 @@ pub struct Row {
     /// Which row.
     pub spec: RowSpec,
     /// Its tallies.
-    pub stats: RandomStats,
+    pub stats: GameTally,
 }
 
 impl Plan {
@@ -354,7 +353,7 @@ pub fn run(req: &Request) -> Result<(), String> {
     std::fs::create_dir_all(&req.out)
         .map_err(|e| format!("--out `{}`: cannot create the folder: {e}", req.out.display()))?;
     let stop = run::stop_flag();
-    let mut done: Vec<Option<RandomStats>> = vec![None; plan.rows.len()];
+    let mut done: Vec<Option<GameTally>> = vec![None; plan.rows.len()];
     let order: Vec<usize> = (0..plan.rows.len())
         .filter(|&i| plan.rows[i].play == Play::Random)
         .chain((0..plan.rows.len()).filter(|&i| plan.rows[i].play == Play::Skilled))
@@ -385,7 +384,7 @@ pub fn run(req: &Request) -> Result<(), String> {
 }
 
 /// The finished rows in table order.
-fn finished(plan: &Plan, done: &[Option<RandomStats>]) -> Vec<Row> {
+fn finished(plan: &Plan, done: &[Option<GameTally>]) -> Vec<Row> {
     plan.rows
         .iter()
         .zip(done)

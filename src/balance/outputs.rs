@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use tafl_engine::Reason;
 
-/// Ending reasons in the order [`tafl_engine::RandomStats::by_reason`] counts them.
+/// Ending reasons in the order [`tafl_engine::GameTally::by_reason`] counts them.
 pub(super) const REASONS: [Reason; 7] = [
     Reason::Escape,
     Reason::KingCaptured,

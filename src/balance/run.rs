@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
-use tafl_engine::{game_seed, play_game, random_game, with_board, BitSet, Outcome, RandomStats, Rules};
+use tafl_engine::{game_seed, play_game, random_game, with_board, BitSet, GameTally, Outcome, Rules};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
@@ -49,7 +49,7 @@ pub fn row_seed(seed: u64, ruleset: &str, changes: &str, play: Play) -> u64 {
 }
 
 /// Plays one row with a progress bar; `None` when `stop` was raised before it ended.
-pub fn play_row(plan: &Plan, row: &RowSpec, stop: &AtomicBool) -> Result<Option<RandomStats>, String> {
+pub fn play_row(plan: &Plan, row: &RowSpec, stop: &AtomicBool) -> Result<Option<GameTally>, String> {
     let games = plan.games(row.play);
     let label = format!("{} {}", plan.variant_label(row), row.play.name());
     let bar = crate::common::progress_bar(games, &label);
@@ -83,7 +83,7 @@ pub fn random_row<B: BitSet>(
     ply_limit: Option<u32>,
     bar: &ProgressBar,
     stop: &AtomicBool,
-) -> Option<RandomStats> {
+) -> Option<GameTally> {
     const CHUNK: u64 = 256;
     (0..games.div_ceil(CHUNK))
         .into_par_iter()
@@ -91,7 +91,7 @@ pub fn random_row<B: BitSet>(
             if stop.load(Ordering::Relaxed) {
                 return None;
             }
-            let mut s = RandomStats::default();
+            let mut s = GameTally::default();
             let end = (c + 1).saturating_mul(CHUNK).min(games);
             for i in c * CHUNK..end {
                 let (o, plies) = random_game(rules, game_seed(seed, i), ply_limit);
@@ -100,7 +100,7 @@ pub fn random_row<B: BitSet>(
             bar.inc(end - c * CHUNK);
             Some(s)
         })
-        .reduce(|| Some(RandomStats::default()), |a, b| Some(a?.merge(b?)))
+        .reduce(|| Some(GameTally::default()), |a, b| Some(a?.merge(b?)))
 }
 
 /// Skilled games `0..games` of a row: both sides are `player`, each seeded from the game's
@@ -115,7 +115,7 @@ pub fn skilled_row<B: BitSet>(
     ply_limit: Option<u32>,
     bar: &ProgressBar,
     stop: &AtomicBool,
-) -> Result<Option<RandomStats>, String> {
+) -> Result<Option<GameTally>, String> {
     let results: Vec<Option<(Outcome, u32)>> = (0..games)
         .into_par_iter()
         .map(|i| {
@@ -137,7 +137,7 @@ pub fn skilled_row<B: BitSet>(
             )))
         })
         .collect::<Result<_, String>>()?;
-    let mut stats = RandomStats::default();
+    let mut stats = GameTally::default();
     for r in results {
         let Some((o, plies)) = r else { return Ok(None) };
         stats.add(o, plies);

@@ -16,7 +16,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
-use tafl_engine::{with_board, EvaluatorSpec, PlayerSpec, RandomStats, Ruleset};
+use tafl_engine::{with_board, EvaluatorSpec, GameTally, PlayerSpec, Ruleset};
 use tafl_trainer::run::{OriginElo, RunState, STATE_FILE};
 use tafl_trainer::RunDir;
 
@@ -491,7 +491,7 @@ pub fn run(req: &SweepRequest) -> Result<(), String> {
     std::fs::create_dir_all(&req.out)
         .map_err(|e| format!("--out `{}`: cannot create the folder: {e}", req.out.display()))?;
     let stop = stop_flag();
-    let mut done: Vec<RandomStats> = Vec::new();
+    let mut done: Vec<GameTally> = Vec::new();
     for point in &plan.points {
         let played = pool.install(|| play_point(&plan, point, stop));
         if let Some(m) = &point.model {
@@ -519,7 +519,7 @@ pub fn run(req: &SweepRequest) -> Result<(), String> {
 }
 
 /// Plays one point with a progress bar; `None` when `stop` was raised before it ended.
-fn play_point(plan: &SweepPlan, point: &Point, stop: &AtomicBool) -> Result<Option<RandomStats>, String> {
+fn play_point(plan: &SweepPlan, point: &Point, stop: &AtomicBool) -> Result<Option<GameTally>, String> {
     let s = &plan.settings;
     let bar = crate::common::progress_bar(s.games, &point.key);
     let seed = plan.point_seed(point);

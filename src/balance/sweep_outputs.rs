@@ -7,13 +7,13 @@ use super::table::{markdown_table, pct, share_cell, RowShares};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use tafl_engine::RandomStats;
+use tafl_engine::GameTally;
 
 /// The outputs' common name.
 pub const STEM: &str = "balance-vs-strength";
 
 /// Writes all four outputs for the finished points (`done[i]` is point `i`'s tally).
-pub fn write_all(dir: &Path, plan: &SweepPlan, done: &[RandomStats]) -> Result<(), String> {
+pub fn write_all(dir: &Path, plan: &SweepPlan, done: &[GameTally]) -> Result<(), String> {
     write_atomic(&dir.join(format!("{STEM}.md")), markdown(plan, done).as_bytes())?;
     write_atomic(&dir.join(format!("{STEM}.csv")), csv(plan, done).as_bytes())?;
     write_atomic(&dir.join(format!("{STEM}.json")), json(plan, done)?.as_bytes())?;
@@ -26,7 +26,7 @@ fn elo_cell(e: Option<f64>) -> String {
 }
 
 /// The table of finished points: strength, then the shares.
-pub fn points_table(plan: &SweepPlan, done: &[RandomStats]) -> String {
+pub fn points_table(plan: &SweepPlan, done: &[GameTally]) -> String {
     let levels = plan.settings.source == Source::Levels;
     let with_draws = done.iter().any(|s| s.draws > 0);
     let mut headers = vec!["Point"];
@@ -68,7 +68,7 @@ pub fn points_table(plan: &SweepPlan, done: &[RandomStats]) -> String {
 }
 
 /// The whole report as Markdown: what was played, the table, how to rerun.
-pub fn markdown(plan: &SweepPlan, done: &[RandomStats]) -> String {
+pub fn markdown(plan: &SweepPlan, done: &[GameTally]) -> String {
     let s = &plan.settings;
     let mut out = format!("# Balance vs strength: {}\n\n", s.rules);
     out.push_str(&format!(
@@ -132,7 +132,7 @@ pub fn markdown(plan: &SweepPlan, done: &[RandomStats]) -> String {
 }
 
 /// One line per finished point: strength, raw counts, then shares and their 95% intervals.
-pub fn csv(plan: &SweepPlan, done: &[RandomStats]) -> String {
+pub fn csv(plan: &SweepPlan, done: &[GameTally]) -> String {
     let mut out = String::from(
         "point,iteration,level,training_step,elo,elo_source,player,temperature,seed,games,defender_wins,\
          attacker_wins,draws,no_result,decided_plies,total_plies,avg_length,defender_share,defender_low,\
@@ -213,7 +213,7 @@ struct JsonDoc<'a> {
 }
 
 /// Everything: settings, the rules, each point's strength, seed, counts, shares and intervals.
-pub fn json(plan: &SweepPlan, done: &[RandomStats]) -> Result<String, String> {
+pub fn json(plan: &SweepPlan, done: &[GameTally]) -> Result<String, String> {
     let doc = JsonDoc {
         program: "tafl",
         version: env!("CARGO_PKG_VERSION"),

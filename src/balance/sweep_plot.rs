@@ -7,7 +7,7 @@ use super::table::RowShares;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
-use tafl_engine::RandomStats;
+use tafl_engine::GameTally;
 
 /// The skilled rows' orange of `balance.png`: the defenders' share of skilled play.
 const DEFENDERS: RGBColor = RGBColor(240, 140, 30);
@@ -15,7 +15,7 @@ const DEFENDERS: RGBColor = RGBColor(240, 140, 30);
 const NO_RESULT: RGBColor = RGBColor(110, 80, 170);
 
 /// Draws the chart into `path` (through a temporary file and a rename).
-pub fn write_png(path: &Path, plan: &SweepPlan, done: &[RandomStats]) -> Result<(), String> {
+pub fn write_png(path: &Path, plan: &SweepPlan, done: &[GameTally]) -> Result<(), String> {
     super::plot::register_font()?;
     // The bitmap backend picks the format from the extension, so the temporary name ends in .png.
     let tmp = path.with_file_name(".balance-vs-strength.tmp.png");
@@ -44,7 +44,7 @@ fn tick(v: f64) -> String {
     }
 }
 
-fn draw(path: &Path, plan: &SweepPlan, done: &[RandomStats]) -> Result<(), Box<dyn std::error::Error>> {
+fn draw(path: &Path, plan: &SweepPlan, done: &[GameTally]) -> Result<(), Box<dyn std::error::Error>> {
     let axis = plan.settings.x_axis;
     let (x0, x1) = x_range(plan, axis);
     // Finished points in x order, so that the lines and the band run left to right.

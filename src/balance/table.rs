@@ -3,7 +3,7 @@
 
 use super::intervals::{Change, Share};
 use super::{Plan, Row};
-use tafl_engine::RandomStats;
+use tafl_engine::GameTally;
 
 /// The shares of one row's games.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -22,7 +22,7 @@ pub struct RowShares {
 
 impl RowShares {
     /// The shares of a tally, each of all its games.
-    pub fn of(s: &RandomStats) -> RowShares {
+    pub fn of(s: &GameTally) -> RowShares {
         RowShares {
             defenders: Share::new(s.defender_wins, s.games),
             attackers: Share::new(s.attacker_wins, s.games),
@@ -280,7 +280,7 @@ mod tests {
 
     #[test]
     fn shares_add_up() {
-        let mut s = RandomStats::default();
+        let mut s = GameTally::default();
         use tafl_engine::{Outcome, Reason, Side};
         for _ in 0..6 {
             s.add(Outcome::win(Side::Defenders, Reason::Escape), 100);

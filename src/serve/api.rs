@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tafl_engine::{
     played_text, position_record, rules_panel, ruleset_from_opentafl, ruleset_to_opentafl, square_name,
-    with_board, BitSet, Game, Move, Piece, PlayerSpec, Rules, Ruleset, Side, ThinkingLimit,
+    with_board, BitSet, Game, Move, Piece, PlayerSpec, Proven, Rules, Ruleset, Side, ThinkingLimit,
 };
 
 /// An error answer: a status and a JSON body `{"error": "..."}` that says what was wrong.
@@ -249,7 +249,7 @@ fn state_json<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> Value {
     let pos = game.position();
     let mut side = game.start().to_move();
     let moves: Vec<Value> = game
-        .moves()
+        .history()
         .iter()
         .map(|p| {
             let v = json!({
@@ -287,7 +287,7 @@ fn state_json<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> Value {
         "pieces": pos.pieces().iter().map(|&(s, p)| json!({"square": square_name(n, s).to_string(), "piece": piece_name(p)})).collect::<Vec<_>>(),
         "position": position_record(rules, pos),
         "moves": moves,
-        "last": game.moves().last().map(|p| json!({"move": p.mv.text(n), "from": square_name(n, p.mv.from).to_string(), "to": square_name(n, p.mv.to).to_string()})),
+        "last": game.history().last().map(|p| json!({"move": p.mv.text(n), "from": square_name(n, p.mv.from).to_string(), "to": square_name(n, p.mv.to).to_string()})),
         "legal": legal,
         "outcome": outcome,
     })
@@ -462,7 +462,11 @@ fn search_move<B: BitSet>(
         .ok_or_else(|| ApiError::new(StatusCode::CONFLICT, "the game is over"))?;
     game.play(&rules, mv)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-    let text = game.moves().last().map(|p| played_text(n, p)).unwrap_or_default();
+    let text = game
+        .history()
+        .last()
+        .map(|p| played_text(n, p))
+        .unwrap_or_default();
     Ok(json!({
         "move": mv.text(n),
         "text": text,
@@ -516,14 +520,14 @@ pub async fn analyze(State(s): State<Arc<Server>>, body: Result<Bytes, BytesReje
                     "to_move": game.position().to_move().name(),
                     "value": a.value,
                     "simulations": a.simulations,
-                    "proven": a.proven,
+                    "proven": a.proven.map(Proven::sign),
                     "lines": a.lines.iter().map(|l| json!({
                         "move": l.mv.text(n),
                         "share": l.share,
                         "value": l.value,
                         "prior": l.prior,
                         "pv": line_text(n, &l.pv),
-                        "proven": l.proven,
+                        "proven": l.proven.map(Proven::sign),
                     })).collect::<Vec<_>>(),
                     "seconds": start.elapsed().as_secs_f64(),
                 }))

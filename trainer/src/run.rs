@@ -6,7 +6,7 @@
 //! so a run killed at any moment resumes at the phase it was in, losing at most the self-play
 //! games that were not yet in a shard, or the training steps of the interrupted phase.
 
-use crate::arena::{play_match, Contender, MatchSettings};
+use crate::arena::{play_match, Contender};
 use crate::config::{Promotion, TeacherEvaluator, TrainConfig};
 use crate::events::{Events, RunLog};
 pub use crate::run_dir::STATE_FILE;
@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 use tafl_engine::stats::Elo;
+use tafl_engine::MatchSettings;
 use tafl_engine::{game_seed, with_board, BitSet, Evaluator, Heuristic, Rollout, Rules, Ruleset};
 use tafl_nn::burn::optim::AdamWConfig;
 use tafl_nn::burn::prelude::Device;

@@ -21,7 +21,7 @@ use crate::config::SelfPlaySection;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use tafl_engine::{BitSet, Evaluator, Game, Reason, Rules, Search, SearchConfig, Side, Wdl};
+use tafl_engine::{BitSet, Evaluator, Game, Proven, Reason, Rules, Search, SearchConfig, Side, Wdl};
 use tafl_nn::{Encoder, Sample};
 
 /// Tallies of self-play games (saved beside each shard so a resumed run keeps them).
@@ -208,7 +208,8 @@ pub fn play_game<B: BitSet>(
         }
         // Handicapped games never resign and do not count in the resignation check: the
         // values are for even play.
-        if handicapped.is_none() && result.value < cfg.resign_threshold && result.proven != Some(1) {
+        if handicapped.is_none() && result.value < cfg.resign_threshold && result.proven != Some(Proven::Win)
+        {
             if never_resign {
                 would_resign.get_or_insert(me);
             } else {
@@ -218,7 +219,7 @@ pub fn play_game<B: BitSet>(
         }
         let mut mv = result.best;
         if handicapped == Some(me)
-            && result.proven != Some(1)
+            && result.proven != Some(Proven::Win)
             && !result.moves.is_empty()
             && rng.random::<f32>() < cfg.handicap_blunder
         {

@@ -307,9 +307,9 @@ impl OtgRecord {
             }
         }
         let mut pos = *game.start();
-        let last = game.moves().len();
+        let last = game.history().len();
         let mut moves = Vec::with_capacity(last);
-        for (i, p) in game.moves().iter().enumerate() {
+        for (i, p) in game.history().iter().enumerate() {
             let king = pos.piece_at(p.mv.from) == Some(Piece::King);
             let effect = pos.play_unchecked(rules, p.mv);
             let mut s = String::new();

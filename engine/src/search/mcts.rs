@@ -17,7 +17,50 @@ use crate::side::Side;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-const UNKNOWN: i8 = 2;
+/// A result the solver proved, for one side: what perfect play from here gives it.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
+pub enum Proven {
+    /// The side loses whatever it plays.
+    Loss,
+    /// The best either side can force is a draw.
+    Draw,
+    /// The side has a forced win.
+    Win,
+}
+
+impl Proven {
+    /// The result as a value in [-1, 1]: 1 win, 0 draw, -1 loss.
+    pub fn value(self) -> f32 {
+        match self {
+            Proven::Loss => -1.0,
+            Proven::Draw => 0.0,
+            Proven::Win => 1.0,
+        }
+    }
+
+    /// The result as a number for wire formats (JSON, protocols): 1 win, 0 draw, -1 loss.
+    pub fn sign(self) -> i8 {
+        self.value() as i8
+    }
+
+    /// The same result seen by the other side.
+    pub fn for_opponent(self) -> Proven {
+        match self {
+            Proven::Loss => Proven::Win,
+            Proven::Draw => Proven::Draw,
+            Proven::Win => Proven::Loss,
+        }
+    }
+
+    /// The result of a game won by `winner` (None: a draw or no result) for `side`.
+    pub fn of_game(winner: Option<Side>, side: Side) -> Proven {
+        match winner {
+            Some(w) if w == side => Proven::Win,
+            Some(_) => Proven::Loss,
+            None => Proven::Draw,
+        }
+    }
+}
 
 /// Most nodes a tree holds (about 30 bytes each): a search stops growing it there.
 pub const MAX_NODES: usize = 16_000_000;
@@ -42,8 +85,8 @@ struct Node {
     first_child: u32,
     num_children: u32,
     state: State,
-    /// Proven result for the side that moved into this node: 1 win, 0 draw, -1 loss.
-    proven: i8,
+    /// Proven result for the side that moved into this node, once the solver has one.
+    proven: Option<Proven>,
 }
 
 impl Node {
@@ -57,7 +100,7 @@ impl Node {
             first_child: 0,
             num_children: 0,
             state: State::Unexpanded,
-            proven: UNKNOWN,
+            proven: None,
         }
     }
     fn children(&self) -> std::ops::Range<usize> {
@@ -83,8 +126,8 @@ pub struct MoveStat {
     pub q: f32,
     /// The evaluator's prior.
     pub prior: f32,
-    /// Proven result for the side to move: `Some(1)` win, `Some(0)` draw, `Some(-1)` loss.
-    pub proven: Option<i8>,
+    /// Proven result of this move for the side to move at the root.
+    pub proven: Option<Proven>,
 }
 
 /// The result of a search.
@@ -100,7 +143,7 @@ pub struct SearchResult {
     /// The root's value for the side to move, in [-1, 1].
     pub value: f32,
     /// Proven result of the root for the side to move, if the solver found one.
-    pub proven: Option<i8>,
+    pub proven: Option<Proven>,
     /// The principal variation from the root (most visited line).
     pub pv: Vec<Move>,
     /// Simulations run by this call.
@@ -112,7 +155,7 @@ impl SearchResult {
     /// has one), then by visits, then by value; proven losses last.
     pub fn ranked(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.moves.len()).collect();
-        let key = |i: usize| (self.moves[i].proven.unwrap_or(0), self.moves[i].visits);
+        let key = |i: usize| (self.moves[i].proven.unwrap_or(Proven::Draw), self.moves[i].visits);
         order.sort_by(|&a, &b| {
             key(b)
                 .cmp(&key(a))
@@ -159,7 +202,10 @@ impl<B: BitSet> Search<B> {
         self.root = 0;
         if let Some(o) = self.game.outcome() {
             self.nodes[0].state = State::Terminal;
-            self.nodes[0].proven = proven_for(o.winner, self.game.position().to_move().opponent());
+            self.nodes[0].proven = Some(Proven::of_game(
+                o.winner,
+                self.game.position().to_move().opponent(),
+            ));
         }
     }
 
@@ -184,8 +230,8 @@ impl<B: BitSet> Search<B> {
     /// Brings the root to `game`: follows up to a few new moves of the same game through the
     /// tree (keeping their subtrees), or starts a new tree.
     pub fn sync(&mut self, rules: &Rules<B>, game: &Game<B>) {
-        let old = self.game.moves();
-        let new = game.moves();
+        let old = self.game.history();
+        let new = game.history();
         let same_start = self.game.start() == game.start();
         if same_start && new.len() >= old.len() && new[..old.len()] == *old && new.len() - old.len() <= 4 {
             let extra: Vec<Move> = new[old.len()..].iter().map(|p| p.mv).collect();
@@ -303,7 +349,7 @@ impl<B: BitSet> Search<B> {
     }
 
     fn root_solved(&self) -> bool {
-        self.config.solver && self.nodes[self.root].proven != UNKNOWN
+        self.config.solver && self.nodes[self.root].proven.is_some()
     }
 
     /// Whether one root move has at least twice the visits of any other (or is the only
@@ -405,8 +451,8 @@ impl<B: BitSet> Search<B> {
     /// it 0 would rank it above every visited move whenever the side to move is behind).
     fn completed_q(&self, child: usize) -> f32 {
         let n = &self.nodes[child];
-        if n.proven != UNKNOWN {
-            n.proven as f32
+        if let Some(p) = n.proven {
+            p.value()
         } else if n.visits > 0 {
             n.q()
         } else {
@@ -486,9 +532,9 @@ impl<B: BitSet> Search<B> {
         let mut node = self.root;
         loop {
             let n = &self.nodes[node];
-            let solved = self.config.solver && n.proven != UNKNOWN && node != self.root;
+            let solved = self.config.solver && n.proven.is_some() && node != self.root;
             if n.state == State::Terminal || solved {
-                let v = n.proven as f32;
+                let v = n.proven.map_or(0.0, Proven::value);
                 self.backup(&path, v, false);
                 return Descent::Backed;
             }
@@ -514,7 +560,7 @@ impl<B: BitSet> Search<B> {
                 if let Some(o) = game.outcome() {
                     let mover = game.position().to_move().opponent();
                     self.nodes[child].state = State::Terminal;
-                    self.nodes[child].proven = proven_for(o.winner, mover);
+                    self.nodes[child].proven = Some(Proven::of_game(o.winner, mover));
                 }
             }
         }
@@ -538,10 +584,10 @@ impl<B: BitSet> Search<B> {
         for (j, c) in n.children().enumerate() {
             let ch = &self.nodes[c];
             if self.config.solver {
-                if ch.proven == 1 {
+                if ch.proven == Some(Proven::Win) {
                     return c;
                 }
-                if ch.proven == -1 {
+                if ch.proven == Some(Proven::Loss) {
                     // A proven loss is only chosen when every move loses.
                     if best_score == f32::NEG_INFINITY {
                         best = c;
@@ -603,8 +649,8 @@ impl<B: BitSet> Search<B> {
                 });
                 if let Some(o) = outcome {
                     child.state = State::Terminal;
-                    child.proven = proven_for(o.winner, pos.to_move());
-                    wins |= child.proven == 1;
+                    child.proven = Some(Proven::of_game(o.winner, pos.to_move()));
+                    wins |= child.proven == Some(Proven::Win);
                 }
             }
             self.nodes.push(child);
@@ -614,13 +660,13 @@ impl<B: BitSet> Search<B> {
         n.num_children = moves.len() as u32;
         n.state = State::Expanded;
         if wins && self.config.solver {
-            n.proven = -1;
+            n.proven = Some(Proven::Loss);
             return 1.0;
         }
         if moves.is_empty() {
             // Only reachable when the position has no move but the game did not record it.
             n.state = State::Terminal;
-            n.proven = 1;
+            n.proven = Some(Proven::Win);
             return -1.0;
         }
         value.clamp(-1.0, 1.0)
@@ -648,26 +694,24 @@ impl<B: BitSet> Search<B> {
     /// moves losing (or drawing at best) prove a loss (or a draw).
     fn update_proven(&mut self, i: usize) {
         let n = &self.nodes[i];
-        if n.proven != UNKNOWN || n.state != State::Expanded || n.num_children == 0 {
+        if n.proven.is_some() || n.state != State::Expanded || n.num_children == 0 {
             return;
         }
         let mut all = true;
-        let mut best = -1i8;
+        let mut best = Proven::Loss;
         for c in n.children() {
-            let p = self.nodes[c].proven;
-            if p == 1 {
-                self.nodes[i].proven = -1;
-                return;
-            }
-            if p == UNKNOWN {
+            match self.nodes[c].proven {
+                Some(Proven::Win) => {
+                    self.nodes[i].proven = Some(Proven::Loss);
+                    return;
+                }
                 // Keep looking: a later child may still be a proven win.
-                all = false;
-            } else {
-                best = best.max(p);
+                None => all = false,
+                Some(p) => best = best.max(p),
             }
         }
         if all {
-            self.nodes[i].proven = -best;
+            self.nodes[i].proven = Some(best.for_opponent());
         }
     }
 
@@ -683,11 +727,11 @@ impl<B: BitSet> Search<B> {
                     visits: n.visits,
                     q: n.q(),
                     prior: n.prior,
-                    proven: (n.proven != UNKNOWN).then_some(n.proven),
+                    proven: n.proven,
                 }
             })
             .collect();
-        let policy: Vec<f32> = if moves.iter().any(|m| m.proven == Some(1)) {
+        let policy: Vec<f32> = if moves.iter().any(|m| m.proven == Some(Proven::Win)) {
             visit_policy(&moves)
         } else if self.config.root == RootSelection::Gumbel {
             let logits: Vec<f32> = kids
@@ -700,11 +744,11 @@ impl<B: BitSet> Search<B> {
         };
         let gumbel = gumbel_choice.and_then(|g| kids.iter().position(|&c| c == g));
         let chosen = choose_move(&moves, gumbel, temperature, &mut self.rng);
-        let proven = (root.proven != UNKNOWN).then_some(-root.proven);
+        let proven = root.proven.map(Proven::for_opponent);
         SearchResult {
             best: moves[chosen].mv,
             value: match proven {
-                Some(p) => p as f32,
+                Some(p) => p.value(),
                 None if root.visits > 0 => -root.q(),
                 None => 0.0,
             },
@@ -735,7 +779,7 @@ impl<B: BitSet> Search<B> {
                 .filter(|&c| self.nodes[c].visits > 0)
                 .max_by_key(|&c| {
                     let ch = &self.nodes[c];
-                    (ch.proven == 1, ch.visits)
+                    (ch.proven == Some(Proven::Win), ch.visits)
                 })
             else {
                 break;
@@ -751,17 +795,17 @@ impl<B: BitSet> Search<B> {
 /// of the moves not proven lost (a proven loss is never a good move, though it gathered
 /// visits before it was refuted); the prior of those moves if none of them was visited.
 fn visit_policy(moves: &[MoveStat]) -> Vec<f32> {
-    let wins = moves.iter().filter(|m| m.proven == Some(1)).count();
+    let wins = moves.iter().filter(|m| m.proven == Some(Proven::Win)).count();
     if wins > 0 {
         // A solved root teaches its proven wins, not the prior the search stopped at.
         let share = 1.0 / wins as f32;
         return moves
             .iter()
-            .map(|m| if m.proven == Some(1) { share } else { 0.0 })
+            .map(|m| if m.proven == Some(Proven::Win) { share } else { 0.0 })
             .collect();
     }
-    let all_lose = moves.iter().all(|m| m.proven == Some(-1));
-    let allowed = |m: &MoveStat| all_lose || m.proven != Some(-1);
+    let all_lose = moves.iter().all(|m| m.proven == Some(Proven::Loss));
+    let allowed = |m: &MoveStat| all_lose || m.proven != Some(Proven::Loss);
     let visits: u32 = moves.iter().filter(|m| allowed(m)).map(|m| m.visits).sum();
     let prior: f32 = moves.iter().filter(|m| allowed(m)).map(|m| m.prior).sum();
     moves
@@ -784,11 +828,11 @@ fn visit_policy(moves: &[MoveStat]) -> Vec<f32> {
 /// when every move loses: the choice never prefers a refuted move over a drawing or
 /// unresolved one, even if the move gathered visits before the solver refuted it.
 fn choose_move(moves: &[MoveStat], gumbel: Option<usize>, temperature: f32, rng: &mut ChaCha8Rng) -> usize {
-    if let Some(w) = moves.iter().position(|m| m.proven == Some(1)) {
+    if let Some(w) = moves.iter().position(|m| m.proven == Some(Proven::Win)) {
         return w;
     }
-    let all_lose = moves.iter().all(|m| m.proven == Some(-1));
-    let allowed = |i: usize| all_lose || moves[i].proven != Some(-1);
+    let all_lose = moves.iter().all(|m| m.proven == Some(Proven::Loss));
+    let allowed = |i: usize| all_lose || moves[i].proven != Some(Proven::Loss);
     let most_visited = (0..moves.len())
         .filter(|&i| allowed(i))
         .max_by(|&a, &b| {
@@ -880,7 +924,7 @@ pub fn merge_results(
         policy: visit_policy(&moves),
         moves,
         value: match proven {
-            Some(p) => p as f32,
+            Some(p) => p.value(),
             None => (value_sum / weight.max(1.0)) as f32,
         },
         proven,
@@ -893,15 +937,6 @@ enum Descent<B: BitSet> {
     Leaf(PendingLeaf<B>),
     Backed,
     Collision,
-}
-
-/// The proven result for `mover` of a game won by `winner` (None: draw or no result).
-fn proven_for(winner: Option<Side>, mover: Side) -> i8 {
-    match winner {
-        Some(w) if w == mover => 1,
-        Some(_) => -1,
-        None => 0,
-    }
 }
 
 /// Whether a move can end the game by itself (checks 2-5): king moves; attacker moves next to

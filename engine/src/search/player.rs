@@ -30,14 +30,15 @@ pub enum EvaluatorSpec {
     Model(String),
 }
 
-/// A player as text: `random`, `heuristic`, `mcts:<uniform|rollout|heuristic|model=PATH>[:SIMS]`,
+/// A player as text: `random`, `greedy` (also read under its older name `heuristic`), `mcts:<uniform|rollout|heuristic|model=PATH>[:SIMS]`,
 /// or another program: `htp:COMMAND`, `otep:COMMAND`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
     /// Uniformly random legal moves.
     Random,
-    /// One ply of lookahead with the [`Heuristic`] evaluation (immediate wins first).
-    Heuristic,
+    /// One ply of lookahead with the [`Heuristic`] evaluation (immediate wins first): the
+    /// greedy player, written `greedy`.
+    Greedy,
     /// Tree search.
     Mcts {
         /// The evaluator.
@@ -57,7 +58,7 @@ pub enum PlayerSpec {
 impl PlayerSpec {
     /// Parses a spec; the error lists the accepted forms.
     pub fn parse(text: &str) -> Result<PlayerSpec, String> {
-        let forms = "accepted: random, heuristic, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], htp:COMMAND, otep:COMMAND";
+        let forms = "accepted: random, greedy, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], htp:COMMAND, otep:COMMAND";
         let t = text.trim();
         if let Some((protocol, command)) = EngineProtocol::split_spec(t) {
             let command = command.trim();
@@ -73,7 +74,9 @@ impl PlayerSpec {
         }
         match t {
             "random" => return Ok(PlayerSpec::Random),
-            "heuristic" => return Ok(PlayerSpec::Heuristic),
+            // `heuristic` was the greedy player's name before the evaluator took it; levels
+            // files and scripts that still say so keep working.
+            "greedy" | "heuristic" => return Ok(PlayerSpec::Greedy),
             _ => {}
         }
         let Some(rest) = t.strip_prefix("mcts:") else {
@@ -112,7 +115,7 @@ impl std::fmt::Display for PlayerSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PlayerSpec::Random => f.write_str("random"),
-            PlayerSpec::Heuristic => f.write_str("heuristic"),
+            PlayerSpec::Greedy => f.write_str("greedy"),
             PlayerSpec::External { protocol, command } => write!(f, "{protocol}:{command}"),
             PlayerSpec::Mcts {
                 evaluator,
@@ -195,7 +198,7 @@ impl<B: BitSet> Player<B> {
     ) -> Result<Player<B>, String> {
         let kind = match spec {
             PlayerSpec::Random => Kind::Random,
-            PlayerSpec::Heuristic => Kind::Greedy,
+            PlayerSpec::Greedy => Kind::Greedy,
             PlayerSpec::External { .. } => {
                 return Err(format!(
                     "player `{spec}` runs another program: build it with Player::external"
@@ -478,10 +481,7 @@ pub struct Levels(pub Vec<Level>);
 impl Levels {
     /// The levels shipped in `configs/levels.toml`.
     pub fn builtin() -> Levels {
-        match Levels::parse(
-            include_str!("../../../configs/levels.toml"),
-            "configs/levels.toml",
-        ) {
+        match Levels::parse(include_str!("../../levels.toml"), "configs/levels.toml") {
             Ok(l) => l,
             Err(e) => panic!("{e}"),
         }

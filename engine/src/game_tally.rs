@@ -1,0 +1,70 @@
+//! Tallies of finished games by outcome and length: what the random and skilled rows of the
+//! balance study, `tafl random` and the strength sweep count.
+
+use crate::outcome::{Outcome, Reason};
+use crate::side::Side;
+
+/// Tallies of many games, however they were played.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameTally {
+    /// Games played.
+    pub games: u64,
+    /// Won by the defenders.
+    pub defender_wins: u64,
+    /// Won by the attackers.
+    pub attacker_wins: u64,
+    /// Drawn by the rules (repetition draw, no moves draw).
+    pub draws: u64,
+    /// Stopped by the ply limit.
+    pub no_result: u64,
+    /// Plies summed over decided games.
+    pub decided_plies: u64,
+    /// Plies summed over all games.
+    pub total_plies: u64,
+    /// Games per ending reason, indexed as [`Reason`] is declared.
+    pub by_reason: [u64; 7],
+}
+
+impl GameTally {
+    /// Adds one finished game.
+    pub fn add(&mut self, outcome: Outcome, plies: u32) {
+        self.games += 1;
+        self.total_plies += plies as u64;
+        self.by_reason[outcome.reason as usize] += 1;
+        match outcome.winner {
+            Some(Side::Defenders) => self.defender_wins += 1,
+            Some(Side::Attackers) => self.attacker_wins += 1,
+            None if outcome.reason == Reason::PlyLimit => self.no_result += 1,
+            None => self.draws += 1,
+        }
+        if outcome.winner.is_some() {
+            self.decided_plies += plies as u64;
+        }
+    }
+    /// Sums two tallies (order does not matter).
+    pub fn merge(mut self, o: GameTally) -> GameTally {
+        self.games += o.games;
+        self.defender_wins += o.defender_wins;
+        self.attacker_wins += o.attacker_wins;
+        self.draws += o.draws;
+        self.no_result += o.no_result;
+        self.decided_plies += o.decided_plies;
+        self.total_plies += o.total_plies;
+        for i in 0..7 {
+            self.by_reason[i] += o.by_reason[i];
+        }
+        self
+    }
+    /// Games won by either side.
+    pub fn decisive(&self) -> u64 {
+        self.defender_wins + self.attacker_wins
+    }
+    /// Average length in plies over decided games (0 when none was decided).
+    pub fn avg_decided_length(&self) -> f64 {
+        if self.decisive() == 0 {
+            0.0
+        } else {
+            self.decided_plies as f64 / self.decisive() as f64
+        }
+    }
+}
