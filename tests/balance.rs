@@ -1,16 +1,13 @@
 //! End-to-end tests of `tafl balance`: table arithmetic, reproducibility across thread counts,
 //! the `--set` parser, before/after, the picture and `Ctrl-C`.
 
+mod cmd;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use tafl_engine::stats::{wilson, Z95};
 
-fn tafl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .args(args)
-        .output()
-        .expect("run tafl")
-}
+use cmd::tafl_output as tafl;
 
 /// A fresh, empty folder for one test's outputs.
 fn out_dir(name: &str) -> PathBuf {

@@ -3,16 +3,12 @@
 //! that fit, a PNG, byte-identical outputs across thread counts, clear errors for bad input;
 //! and skilled rows played by a trained network (`--skilled mcts:model=RUN:8`).
 
+mod cmd;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-fn tafl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .args(args)
-        .output()
-        .expect("run tafl")
-}
+use cmd::tafl_output as tafl;
 
 fn run_ok(args: &[&str]) -> String {
     let out = tafl(args);

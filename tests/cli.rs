@@ -5,17 +5,7 @@ mod cmd;
 use cmd::tafl_stdin;
 use std::process::Command;
 
-fn tafl(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .args(args)
-        .output()
-        .expect("run tafl");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use cmd::tafl_text as tafl;
 
 #[test]
 fn perft_prints_the_leaf_count_on_the_last_line() {

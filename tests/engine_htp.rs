@@ -3,17 +3,15 @@
 //! with `play`), in their framing and in GTP's, and over TCP as a networked engine of their
 //! server, through a dropped connection.
 
+mod cmd;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 use tafl_engine::{parse_move, Game, Move, Rules, Ruleset, Side};
 
-fn tafl(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_tafl"));
-    c.args(args);
-    c
-}
+use cmd::tafl_with as tafl;
 
 /// `from-to` of a move as HTP writes it: `D1 B1`.
 fn vertices(rules: &Rules<u128>, mv: Move) -> String {

@@ -4,6 +4,8 @@
 //!
 //! Run with `--nocapture` to see the measured differences.
 
+mod cmd;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -15,9 +17,7 @@ use tafl_nn::{default_device, load_checkpoint, save_checkpoint, Encoder, Manifes
 /// with different summation orders and onnxruntime folding batch norms into convolutions.
 const TOLERANCE: f32 = 1e-4;
 
-fn tafl() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tafl"))
-}
+use cmd::tafl_command as tafl;
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tafl-export-{name}-{}", std::process::id()));

@@ -2,20 +2,12 @@
 //! the other program, through both protocols, in arenas and in a levels file; and a program
 //! that answers badly, which loses its games with the reason in the report.
 
-use std::process::Command;
+mod cmd;
 
 fn tafl(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tafl"));
-    cmd.args(args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("run tafl");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let mut c = cmd::tafl_with(args);
+    c.envs(env.iter().copied());
+    cmd::text(&c.output().expect("run tafl"))
 }
 
 /// `tafl engine` as a command line: the binary's path in single quotes, then `args`.

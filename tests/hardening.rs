@@ -7,13 +7,11 @@
 mod cmd;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 use tafl_nn::{default_device, save_checkpoint, Manifest, NetConfig};
 
-fn tafl() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tafl"))
-}
+use cmd::tafl_command as tafl;
 
 fn run(args: &[&str]) -> Output {
     tafl().args(args).stdin(Stdio::null()).output().expect("run tafl")
@@ -35,7 +33,11 @@ fn temp_dir(name: &str) -> PathBuf {
 /// a panic's 101, and with an error holding every needle.
 fn refused(o: &Output, needles: &[&str]) {
     let err = stderr(o);
-    assert!(matches!(o.status.code(), Some(1 | 2)), "exit code {:?}; stderr: {err}", o.status.code());
+    assert!(
+        matches!(o.status.code(), Some(1 | 2)),
+        "exit code {:?}; stderr: {err}",
+        o.status.code()
+    );
     assert!(!err.contains("panicked"), "{err}");
     for n in needles {
         assert!(err.contains(n), "`{n}` not in: {err}");

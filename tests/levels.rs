@@ -1,21 +1,16 @@
 //! AI levels: the built-in table of `configs/levels.toml`, a site's own file through
 //! `TAFL_LEVELS`, and a level's deliberate mistakes (`exploration`) reaching its play.
 
+mod cmd;
+
 use std::path::PathBuf;
-use std::process::Command;
 
 fn tafl(args: &[&str], levels: Option<&PathBuf>) -> (bool, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tafl"));
-    cmd.args(args).env_remove("TAFL_LEVELS");
+    let mut c = cmd::tafl_with(args);
     if let Some(p) = levels {
-        cmd.env("TAFL_LEVELS", p);
+        c.env("TAFL_LEVELS", p);
     }
-    let out = cmd.output().expect("run tafl");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    cmd::text(&c.output().expect("run tafl"))
 }
 
 fn levels_file(name: &str, text: &str) -> PathBuf {

@@ -2,7 +2,8 @@
 //! "Real games to replay"): every move legal, every recorded capture reproduced, and the
 //! games the rules end before their record does listed with the move and the reason.
 
-use std::process::Command;
+mod cmd;
+
 use tafl_engine::{parse_csv_games, replay_csv, CsvGame, CsvResult, Reason, ReplayEnd, Rules, Ruleset, Side};
 
 fn games_text() -> String {
@@ -164,17 +165,7 @@ fn an_illegal_move_or_a_wrong_capture_is_a_mismatch() {
     assert!(s.mismatches.is_empty());
 }
 
-fn tafl(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .args(args)
-        .output()
-        .expect("run tafl");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use cmd::tafl_text as tafl;
 
 #[test]
 fn the_replay_command_prints_the_summary_and_fails_on_mismatches() {

@@ -3,13 +3,13 @@
 //! what it found: a complete run, an edited or inconsistent state, swapped, missing or damaged
 //! checkpoints and shards, temporary files of killed processes. Never silence.
 
+mod cmd;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn tafl() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tafl"))
-}
+use cmd::tafl_command as tafl;
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tafl-runfolder-{name}-{}", std::process::id()));
