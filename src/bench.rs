@@ -8,9 +8,9 @@ use tafl_engine::{game_seed, random_game, with_board, BitSet, MoveList, Position
 /// arenas run one per game).
 pub fn search(rs: &Ruleset, seconds: f64) {
     use rayon::prelude::*;
-    use tafl_engine::{Evaluator, Game, Rollout, Search, SearchConfig, Uniform};
+    use tafl_engine::{Evaluator, Game, Heuristic, Rollout, Search, SearchConfig, Uniform};
     with_board!(rs, B, rules => {
-        let evals: Vec<Box<dyn Evaluator<B>>> = vec![Box::new(Uniform), Box::new(Rollout::default())];
+        let evals: Vec<Box<dyn Evaluator<B>>> = vec![Box::new(Uniform), Box::new(Rollout::default()), Box::new(Heuristic)];
         for eval in &evals {
             for threads in [1usize, 2] {
                 let sims_per_thread = |t: usize| {

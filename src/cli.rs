@@ -329,7 +329,7 @@ enum Command {
         /// Seconds per measurement.
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
-        /// Also measure search simulations per second (Uniform and Rollout evaluators) on
+        /// Also measure search simulations per second (Uniform, Rollout and Heuristic evaluators) on
         /// this ruleset, one and two threads.
         #[arg(long)]
         search: Option<String>,

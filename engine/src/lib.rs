@@ -67,7 +67,7 @@ pub use ruleset::{
 };
 pub use search::{
     classic_evaluator, play_game, play_game_from, play_match_with, random_opening, score_for, EvalInput,
-    Evaluation, Evaluator, EvaluatorFactory, EvaluatorSpec, Heuristic, Level, Levels, MatchResult,
+    Evaluation, Evaluator, EvaluatorFactory, EvaluatorSpec, Features, Heuristic, Level, Levels, MatchResult,
     MatchSettings, MoveStat, Player, PlayerFactory, PlayerSpec, Proven, Rollout, RootSelection, Search,
     SearchConfig, SearchResult, Uniform, Wdl, OPENING_SEED,
 };

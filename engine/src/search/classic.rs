@@ -1,12 +1,12 @@
-//! Evaluators that need no network: uniform, random rollouts and a hand-written heuristic.
+//! Evaluators that need no network and no knowledge: uniform, and random rollouts (the
+//! hand-written evaluation is in `heuristic.rs`).
 //! They let search run, be tested and play at all with no model.
 
 use super::evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
 use crate::bitset::BitSet;
 use crate::game::Game;
-use crate::position::{Move, Position};
+use crate::position::Position;
 use crate::rules::Rules;
-use crate::side::Side;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -107,100 +107,5 @@ impl<B: BitSet> Evaluator<B> for Rollout {
                 String::new()
             }
         )
-    }
-}
-
-/// A hand-written evaluation: the king's distance to escape, open lines to escape squares,
-/// king mobility, attackers next to the king and material; priors favour king runs and moves
-/// next to the king.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Heuristic;
-
-impl Heuristic {
-    /// The value for the defenders in [-1, 1].
-    pub fn defender_score<B: BitSet>(rules: &Rules<B>, pos: &Position<B>) -> f32 {
-        let n = rules.n as f32;
-        let king = pos.king() as usize;
-        let king_targets = pos.targets(rules, pos.king());
-        let escapes_in_one = (king_targets & rules.escape).count() as f32;
-        let (kf, kr) = ((king % rules.n) as f32, (king / rules.n) as f32);
-        // Manhattan distance to the nearest escape square.
-        let dist = rules
-            .escape
-            .squares()
-            .map(|s| {
-                let (f, r) = ((s % rules.n) as f32, (s / rules.n) as f32);
-                (f - kf).abs() + (r - kr).abs()
-            })
-            .fold(2.0 * n, f32::min);
-        let mobility = king_targets.count() as f32 / (2.0 * (n - 1.0));
-        let hugging = (rules.neighbours(pos.king_set()) & pos.attackers()).count() as f32;
-        let start_att = rules
-            .ruleset
-            .start
-            .iter()
-            .filter(|(_, p)| *p == crate::Piece::Attacker)
-            .count()
-            .max(1) as f32;
-        let start_def = rules
-            .ruleset
-            .start
-            .iter()
-            .filter(|(_, p)| *p == crate::Piece::Defender)
-            .count()
-            .max(1) as f32;
-        let material =
-            pos.defenders().count() as f32 / start_def - pos.attackers().count() as f32 / start_att;
-        let mut s = 0.8 * material + 0.6 * mobility - 0.35 * hugging + 0.8 * (1.0 - dist / n);
-        s += match (pos.to_move(), escapes_in_one as u32) {
-            (Side::Defenders, e) if e >= 1 => 4.0,
-            (Side::Attackers, e) if e >= 2 => 2.5,
-            (Side::Attackers, 1) => 0.6,
-            _ => 0.0,
-        };
-        (s - 0.6).tanh()
-    }
-
-    fn priors<B: BitSet>(rules: &Rules<B>, pos: &Position<B>, moves: &[Move]) -> Vec<f32> {
-        let near_king = rules.neighbours(pos.king_set());
-        let logits: Vec<f32> = moves
-            .iter()
-            .map(|m| {
-                let to = m.to as usize;
-                match pos.to_move() {
-                    Side::Defenders if m.from == pos.king() && rules.escape.has(to) => 6.0,
-                    Side::Defenders if m.from == pos.king() => 0.7,
-                    Side::Attackers if near_king.has(to) => 1.0,
-                    _ => 0.0,
-                }
-            })
-            .collect();
-        let m = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let e: Vec<f32> = logits.iter().map(|l| (l - m).exp()).collect();
-        let s: f32 = e.iter().sum();
-        e.iter().map(|x| x / s).collect()
-    }
-}
-
-impl<B: BitSet> Evaluator<B> for Heuristic {
-    fn evaluate(&self, rules: &Rules<B>, inputs: &[EvalInput<'_, B>]) -> Vec<Evaluation> {
-        inputs
-            .iter()
-            .map(|i| {
-                let d = Heuristic::defender_score(rules, i.position);
-                let v = if i.position.to_move() == Side::Defenders {
-                    d
-                } else {
-                    -d
-                };
-                Evaluation {
-                    priors: Heuristic::priors(rules, i.position, i.moves),
-                    wdl: Wdl::from_value(v),
-                }
-            })
-            .collect()
-    }
-    fn name(&self) -> String {
-        "heuristic".into()
     }
 }

@@ -5,6 +5,7 @@ mod arena;
 mod classic;
 mod config;
 mod evaluator;
+mod heuristic;
 mod mcts;
 mod noise;
 mod player;
@@ -14,9 +15,10 @@ pub use arena::{
     play_game, play_game_from, play_match_with, random_opening, score_for, MatchResult, MatchSettings,
     PlayerFactory, OPENING_SEED,
 };
-pub use classic::{Heuristic, Rollout, Uniform};
+pub use classic::{Rollout, Uniform};
 pub use config::{RootSelection, SearchConfig};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
+pub use heuristic::{Features, Heuristic};
 pub use mcts::{merge_results, MoveStat, Proven, Search, SearchResult, MAX_NODES};
 pub use player::{classic_evaluator, EvaluatorFactory, EvaluatorSpec, Level, Levels, Player, PlayerSpec};
 pub use time::{parse_duration, Clock, Deadline, ThinkingLimit, MOVE_OVERHEAD};

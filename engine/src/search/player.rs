@@ -1,9 +1,10 @@
 //! Players built from text specs (`random`, `heuristic`, `mcts:rollout:800`, ...) and AI
 //! levels defined in `configs/levels.toml`.
 
-use super::classic::{Heuristic, Rollout, Uniform};
+use super::classic::{Rollout, Uniform};
 use super::config::SearchConfig;
 use super::evaluator::Evaluator;
+use super::heuristic::Heuristic;
 use super::mcts::{merge_results, Search, SearchResult};
 use super::time::{Clock, Deadline, ThinkingLimit};
 use crate::bitset::BitSet;

@@ -1,0 +1,330 @@
+//! The hand-written evaluation: what a Tafl player looks at, as numbers.
+//!
+//! Every term is computed from the rules as data (escape squares, how the king is captured,
+//! which empty squares are hostile), so the same code reads every ruleset. The terms are
+//! exposed as [`Features`] so that each can be tested on a diagram; [`Heuristic`] weighs them
+//! into a value and ranks moves for the search's priors.
+
+use super::evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
+use crate::bitset::BitSet;
+use crate::position::{Move, Position};
+use crate::rules::Rules;
+use crate::ruleset::{Escape, KingCapture};
+use crate::side::Side;
+use crate::Piece;
+
+/// King moves looked ahead when measuring the distance to escape; farther counts as "far".
+const ROUTE_DEPTH: u32 = 4;
+
+/// The terms of the hand-written evaluation for one position (all from the board alone; the
+/// side to move matters only for [`Heuristic`]'s tactical bonus).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Features {
+    /// Defenders' share of their starting number minus the attackers' share of theirs.
+    pub material: f32,
+    /// Squares the king can move to, over the most a king can have (`2 (n - 1)`).
+    pub king_mobility: f32,
+    /// Escape squares the king reaches in one move.
+    pub escapes_in_one: u32,
+    /// Escape squares the king reaches in at most two moves (the board as it stands).
+    pub escapes_in_two: u32,
+    /// King moves to the nearest escape square with the board as it stands, 1 to
+    /// [`ROUTE_DEPTH`]; `None` when none is reachable in that many.
+    pub escape_distance: Option<u32>,
+    /// Escape squares connected to the king by squares without attackers (orthogonal steps):
+    /// escape squares an attackers' wall has not yet cut off. Zero means the king is enclosed.
+    pub open_escapes: u32,
+    /// All escape squares of the rules.
+    pub escapes: u32,
+    /// Share of the board in the king's region (squares connected to it without attackers).
+    pub king_region: f32,
+    /// Corner escapes only: attackers on the squares two steps from a corner (the diagonal
+    /// that seals it), at most 3 counted per corner, over 3 per corner; 0 for edge escape.
+    pub blockade: f32,
+    /// Hostile neighbours of the king (attackers, hostile empty squares) over the number its
+    /// capture needs where it stands; 0 where it cannot be captured (a strong king on the edge).
+    pub king_danger: f32,
+    /// The attackers, moving now, could capture the king with one move.
+    pub king_capture_threat: bool,
+}
+
+/// A hand-written evaluation: see [`Features`] for its terms; priors favour king runs toward
+/// escape squares for the defenders, and for the attackers moves that block the king's lines,
+/// close in on it or build corner blockades.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Heuristic;
+
+/// The squares `from` (any set of squares, read as kings) reaches in one king move over
+/// `empty`, the empty squares of the board with the king lifted off it.
+fn king_reach<B: BitSet>(rules: &Rules<B>, from: B, empty: B) -> B {
+    let pass = empty & rules.king_pass;
+    let mut t = B::EMPTY;
+    for d in 0..4 {
+        t |= rules.slide(from, pass, d);
+    }
+    t & rules.king_stop & empty
+}
+
+/// Squares connected to `from` by orthogonal steps through `through`.
+fn flood<B: BitSet>(rules: &Rules<B>, from: B, through: B) -> B {
+    let mut region = from;
+    loop {
+        let next = region | (rules.neighbours(region) & through);
+        if next == region {
+            return region;
+        }
+        region = next;
+    }
+}
+
+/// How many hostile neighbours the king on `king` needs to be captured; `None` where it cannot
+/// be captured.
+fn king_capture_needs<B: BitSet>(rules: &Rules<B>, king: usize) -> Option<u32> {
+    let near_throne = rules.near_throne.has(king);
+    match rules.king_capture {
+        KingCapture::Strong if rules.edge.has(king) => None,
+        KingCapture::Strong => Some(4),
+        KingCapture::StrongNearThrone if near_throne => Some(4),
+        KingCapture::StrongNearThrone | KingCapture::Weak => Some(2),
+    }
+}
+
+fn piece_count<B: BitSet>(rules: &Rules<B>, piece: Piece) -> f32 {
+    rules
+        .ruleset
+        .start
+        .iter()
+        .filter(|(_, p)| *p == piece)
+        .count()
+        .max(1) as f32
+}
+
+impl Heuristic {
+    /// Computes every term of the evaluation for `pos`.
+    pub fn features<B: BitSet>(rules: &Rules<B>, pos: &Position<B>) -> Features {
+        let n = rules.n as f32;
+        let king_sq = pos.king() as usize;
+        let king = pos.king_set();
+        let attackers = pos.attackers();
+        let empty = rules.board & !pos.occupied();
+        let empty_no_king = empty | king;
+
+        let reach1 = king_reach(rules, king, empty_no_king);
+        let escapes_in_one = (reach1 & rules.escape).count();
+        let mut seen = reach1;
+        let mut frontier = reach1;
+        let mut escape_distance = (escapes_in_one > 0).then_some(1);
+        let mut escapes_in_two = escapes_in_one;
+        for depth in 2..=ROUTE_DEPTH {
+            if escape_distance.is_some() && depth > 2 {
+                break;
+            }
+            frontier = king_reach(rules, frontier, empty_no_king) & !seen & !king;
+            seen |= frontier;
+            if depth == 2 {
+                escapes_in_two = (seen & rules.escape).count();
+            }
+            if escape_distance.is_none() && (frontier & rules.escape).any() {
+                escape_distance = Some(depth);
+            }
+            if frontier.is_empty() {
+                break;
+            }
+        }
+
+        let region = flood(rules, king, rules.board & !attackers);
+        let escapes = rules.escape.count();
+        let open_escapes = (region & rules.escape).count();
+
+        let blockade = if rules.ruleset.file.escape == Escape::Corners && rules.corners.any() {
+            let mut sealed = 0u32;
+            for c in rules.corners.squares() {
+                // The squares two steps from the corner: its neighbours' neighbours.
+                let near = rules.neighbours(B::single(c));
+                let ring = rules.neighbours(near) & !near & !B::single(c);
+                sealed += (ring & attackers).count().min(3);
+            }
+            sealed as f32 / (3 * rules.corners.count()) as f32
+        } else {
+            0.0
+        };
+
+        // Empty squares hostile to the king (the empty throne, corners), per the rules.
+        let hostile_empty = rules.hostile_empty[Side::Defenders as usize] & empty;
+        let hostile = attackers | hostile_empty;
+        let king_nbrs = rules.neighbours(king);
+        let needs = king_capture_needs(rules, king_sq);
+        let king_danger = needs.map_or(0.0, |k| {
+            ((king_nbrs & hostile).count() as f32 / k as f32).min(1.0)
+        });
+        let king_capture_threat = needs.is_some_and(|k| {
+            // Squares an attacker reaches in one move.
+            let pass = empty & rules.soldier_pass;
+            let mut reach = B::EMPTY;
+            for d in 0..4 {
+                reach |= rules.slide(attackers, pass, d);
+            }
+            let reach = reach & rules.soldier_stop & empty;
+            if k >= 4 {
+                // Surrounded on every side: one empty neighbour left, an attacker can fill it,
+                // and every other neighbour is hostile (off-board sides never count).
+                let open = king_nbrs & !hostile;
+                king_nbrs.count() == 4 && open.count() == 1 && (open & reach).any()
+            } else {
+                // Sandwiched: an empty neighbour an attacker can fill, opposite a hostile one.
+                (0..4).any(|d| {
+                    let a = rules.nbr[king_sq][d];
+                    let b = rules.nbr[king_sq][(d + 2) % 4];
+                    a != crate::rules::NONE
+                        && b != crate::rules::NONE
+                        && reach.has(a as usize)
+                        && hostile.has(b as usize)
+                })
+            }
+        });
+
+        Features {
+            material: pos.defenders().count() as f32 / piece_count(rules, Piece::Defender)
+                - attackers.count() as f32 / piece_count(rules, Piece::Attacker),
+            king_mobility: reach1.count() as f32 / (2.0 * (n - 1.0)),
+            escapes_in_one,
+            escapes_in_two,
+            escape_distance,
+            open_escapes,
+            escapes,
+            king_region: region.count() as f32 / (rules.n * rules.n) as f32,
+            blockade,
+            king_danger,
+            king_capture_threat,
+        }
+    }
+
+    /// The value for the defenders in [-1, 1].
+    pub fn defender_score<B: BitSet>(rules: &Rules<B>, pos: &Position<B>) -> f32 {
+        let f = Heuristic::features(rules, pos);
+        let route = match f.escape_distance {
+            Some(1) => 1.0,
+            Some(2) => 0.55,
+            Some(3) => 0.3,
+            Some(_) => 0.15,
+            None => 0.0,
+        };
+        let open = f.open_escapes as f32 / f.escapes.max(1) as f32;
+        let mut s = 0.8 * f.material
+            + 0.4 * f.king_mobility
+            + 0.9 * route
+            + 0.15 * f.escapes_in_two.min(4) as f32
+            + 0.6 * open
+            + 0.3 * f.king_region
+            - 0.6 * f.blockade
+            - 0.6 * f.king_danger;
+        if f.open_escapes == 0 {
+            // Walled in: the king can no longer run; only captures can reopen the board.
+            s -= 0.8;
+        }
+        s += match (pos.to_move(), f.escapes_in_one) {
+            (Side::Defenders, e) if e >= 1 => 4.0,
+            (Side::Attackers, e) if e >= 2 => 2.5,
+            (Side::Attackers, 1) => 0.6,
+            _ => 0.0,
+        };
+        if f.king_capture_threat {
+            s -= if pos.to_move() == Side::Attackers {
+                4.0
+            } else {
+                0.5
+            };
+        }
+        (s - 0.9).tanh()
+    }
+
+    fn priors<B: BitSet>(rules: &Rules<B>, pos: &Position<B>, moves: &[Move]) -> Vec<f32> {
+        let king = pos.king_set();
+        let near_king = rules.neighbours(king);
+        let empty_no_king = (rules.board & !pos.occupied()) | king;
+        // Squares the king reaches now, and those from which it would reach an escape square.
+        let reach1 = king_reach(rules, king, empty_no_king);
+        let logits: Vec<f32> = match pos.to_move() {
+            Side::Defenders => moves
+                .iter()
+                .map(|m| {
+                    let to = m.to as usize;
+                    if m.from == pos.king() {
+                        if rules.escape.has(to) {
+                            6.0
+                        } else if (king_reach(rules, B::single(to), empty_no_king) & rules.escape).any() {
+                            1.8
+                        } else {
+                            0.7
+                        }
+                    } else {
+                        0.0
+                    }
+                })
+                .collect(),
+            Side::Attackers => {
+                // The king's lines that end on an escape square: a piece there blocks a run.
+                let mut blocking = B::EMPTY;
+                let pass = empty_no_king & rules.king_pass;
+                for d in 0..4 {
+                    let line = rules.slide(king, pass, d) & rules.king_stop & empty_no_king;
+                    if (line & rules.escape).any() {
+                        blocking |= line;
+                    }
+                }
+                let guards = if rules.ruleset.file.escape == Escape::Corners {
+                    let near = rules.neighbours(rules.corners);
+                    rules.neighbours(near) & !near & !rules.corners
+                } else {
+                    B::EMPTY
+                };
+                moves
+                    .iter()
+                    .map(|m| {
+                        let to = m.to as usize;
+                        let mut l = 0.0;
+                        if blocking.has(to) {
+                            l += 2.0;
+                        } else if reach1.has(to) {
+                            l += 0.5;
+                        }
+                        if near_king.has(to) {
+                            l += 1.0;
+                        }
+                        if guards.has(to) {
+                            l += 0.6;
+                        }
+                        l
+                    })
+                    .collect()
+            }
+        };
+        let m = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let e: Vec<f32> = logits.iter().map(|l| (l - m).exp()).collect();
+        let s: f32 = e.iter().sum();
+        e.iter().map(|x| x / s).collect()
+    }
+}
+
+impl<B: BitSet> Evaluator<B> for Heuristic {
+    fn evaluate(&self, rules: &Rules<B>, inputs: &[EvalInput<'_, B>]) -> Vec<Evaluation> {
+        inputs
+            .iter()
+            .map(|i| {
+                let d = Heuristic::defender_score(rules, i.position);
+                let v = if i.position.to_move() == Side::Defenders {
+                    d
+                } else {
+                    -d
+                };
+                Evaluation {
+                    priors: Heuristic::priors(rules, i.position, i.moves),
+                    wdl: Wdl::from_value(v),
+                }
+            })
+            .collect()
+    }
+    fn name(&self) -> String {
+        "heuristic".into()
+    }
+}
