@@ -151,7 +151,7 @@ enum Command {
     },
     /// Play two players against each other in colour-swapped pairs and estimate the Elo difference.
     Arena {
-        /// Player A (`random`, `heuristic`, `mcts:rollout:800`, `level:3`, ...), or another
+        /// Player A (`random`, `greedy`, `mcts:rollout:800`, `level:3`, ...), or another
         /// program through its engine protocol: `htp:COMMAND` (hnefatafl.org's), `otep:COMMAND`
         /// (OpenTafl's), started for each game (an illegal or missing reply loses the game).
         a: String,
@@ -278,7 +278,7 @@ enum Command {
         #[arg(long, default_value = "copenhagen")]
         #[arg(value_parser = crate::common::parse_rules)]
         rules: RulesArg,
-        /// The player (`random`, `heuristic`, `mcts:rollout:800`, `mcts:model=RUN:200`,
+        /// The player (`random`, `greedy`, `mcts:rollout:800`, `mcts:model=RUN:200`,
         /// `level:N`); default: level 5, the strongest level, which makes no deliberate mistakes.
         #[arg(long)]
         player: Option<String>,

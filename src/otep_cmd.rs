@@ -15,7 +15,7 @@ use tafl_engine::{
     SearchConfig, Side, Sq, ThinkingLimit,
 };
 
-/// Simulations of `analyze` when the playing spec does not search (`random`, `heuristic`).
+/// Simulations of `analyze` when the playing spec does not search (`random`, `greedy`).
 const ANALYSIS_SIMULATIONS: u32 = 800;
 /// Simulations between checks of the `analyze` time limit.
 const ANALYSIS_CHUNK: u32 = 100;
