@@ -16,6 +16,19 @@ fn sq(r: &Rules<u128>, name: &str) -> usize {
     (b[1] - b'1') as usize * r.n + (b[0] - b'a') as usize
 }
 
+/// The position's legal moves and the heuristic's evaluation of it (priors in move order).
+fn evaluate(r: &Rules<u128>, p: &Position<u128>) -> (Vec<Move>, Evaluation) {
+    let moves: Vec<Move> = p.moves(r).iter().copied().collect();
+    let input = EvalInput {
+        position: p,
+        moves: &moves,
+        occurrences: 1,
+        ply: 0,
+    };
+    let e = Heuristic.evaluate(r, &[input]).remove(0);
+    (moves, e)
+}
+
 #[test]
 fn escape_routes_count_king_moves_with_the_board_as_it_stands() {
     let r = brandubh();
@@ -199,14 +212,7 @@ fn attackers_priors_favour_blocking_the_kings_run() {
           a b c d e f g",
         Side::Attackers,
     );
-    let moves = p.moves(&r);
-    let input = EvalInput {
-        position: &p,
-        moves: &moves,
-        occurrences: 1,
-        ply: 0,
-    };
-    let e = &Heuristic.evaluate(&r, &[input])[0];
+    let (moves, e) = evaluate(&r, &p);
     let best = moves
         .iter()
         .zip(&e.priors)
@@ -237,14 +243,7 @@ fn defenders_priors_favour_king_runs_that_threaten_an_escape() {
           a b c d e f g",
         Side::Defenders,
     );
-    let moves = p.moves(&r);
-    let input = EvalInput {
-        position: &p,
-        moves: &moves,
-        occurrences: 1,
-        ply: 0,
-    };
-    let e = &Heuristic.evaluate(&r, &[input])[0];
+    let (moves, e) = evaluate(&r, &p);
     let prior = |from: &str, to: &str| {
         let i = moves
             .iter()
