@@ -2,7 +2,7 @@
 
 use crate::bitset::BitSet;
 use crate::ruleset::{KingArmed, KingCapture, Repetition, Ruleset, ThronePass, ThroneStop, YesNo};
-use crate::side::Side;
+use crate::side::{Piece, Side};
 use crate::square::{square, Sq};
 use crate::zobrist::ZobristKeys;
 
@@ -62,6 +62,11 @@ pub struct Rules<B: BitSet> {
     pub(crate) exit_fort: bool,
     pub(crate) encirclement: bool,
     pub(crate) repetition: Repetition,
+    /// Per corner: the board squares two orthogonal steps from it (the diagonal that seals
+    /// it off), for the evaluation's blockade term; fixed by the board, so computed once.
+    pub(crate) corner_rings: Vec<B>,
+    /// Soldiers of each side (indexed by [`Side`]) in the start position, at least 1.
+    pub(crate) start_soldiers: [u32; 2],
     /// The Zobrist keys of this board size.
     pub zobrist: ZobristKeys,
 }
@@ -150,6 +155,8 @@ impl<B: BitSet> Rules<B> {
             crate::ruleset::Escape::Corners => corners,
             crate::ruleset::Escape::Edge => edge,
         };
+        let start_soldiers = [Piece::Attacker, Piece::Defender]
+            .map(|piece| (ruleset.start.iter().filter(|(_, p)| *p == piece).count() as u32).max(1));
         Ok(Rules {
             ruleset: ruleset.clone(),
             n,
@@ -176,8 +183,25 @@ impl<B: BitSet> Rules<B> {
             exit_fort: f.exit_fort == YesNo::Yes,
             encirclement: f.encirclement == YesNo::Yes,
             repetition: f.repetition,
+            corner_rings: Vec::new(),
+            start_soldiers,
             zobrist: ZobristKeys::new(n * n),
-        })
+        }
+        .with_corner_rings())
+    }
+
+    /// Fills [`Rules::corner_rings`] (which needs the neighbour steps of the compiled rules).
+    fn with_corner_rings(mut self) -> Rules<B> {
+        self.corner_rings = self
+            .corners
+            .squares()
+            .map(|c| {
+                let corner = B::single(c);
+                let near = self.neighbours(corner);
+                self.neighbours(near) & !near & !corner
+            })
+            .collect();
+        self
     }
 
     /// The neighbour of `sq` in direction `d`, or [`NONE`] off the board.
@@ -225,6 +249,17 @@ impl<B: BitSet> Rules<B> {
             k *= 2;
         }
         self.step(g, d)
+    }
+
+    /// Every square a piece of `from` reaches in one move in any direction, crossing squares of
+    /// `pass` and stopping on squares of `stop` (both already limited to empty squares).
+    #[inline]
+    pub(crate) fn reach(&self, from: B, pass: B, stop: B) -> B {
+        let mut to = B::EMPTY;
+        for d in 0..4 {
+            to |= self.slide(from, pass, d);
+        }
+        to & stop
     }
 
     /// Every square orthogonally next to a square of `s`.

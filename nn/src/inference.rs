@@ -442,6 +442,13 @@ fn worker_loop(
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "the forward pass panicked".into())),
         };
+        // Counted before any caller wakes, so a caller that reads the statistics after its
+        // call returns sees its own positions.
+        {
+            let mut state = lock(&shared.state);
+            state.stats.batches += 1;
+            state.stats.positions += batch.len() as u64;
+        }
         let mut finished = 0;
         match outcome {
             Ok(evals) => {
@@ -468,8 +475,6 @@ fn worker_loop(
         }
         let mut state = lock(&shared.state);
         state.waiting_calls = state.waiting_calls.saturating_sub(finished);
-        state.stats.batches += 1;
-        state.stats.positions += batch.len() as u64;
     }
 }
 

@@ -11,7 +11,6 @@ use crate::position::{Move, Position};
 use crate::rules::Rules;
 use crate::ruleset::{Escape, KingCapture};
 use crate::side::Side;
-use crate::Piece;
 
 /// King moves looked ahead when measuring the distance to escape; farther counts as "far".
 const ROUTE_DEPTH: u32 = 4;
@@ -57,12 +56,7 @@ pub struct Heuristic;
 /// The squares `from` (any set of squares, read as kings) reaches in one king move over
 /// `empty`, the empty squares of the board with the king lifted off it.
 fn king_reach<B: BitSet>(rules: &Rules<B>, from: B, empty: B) -> B {
-    let pass = empty & rules.king_pass;
-    let mut t = B::EMPTY;
-    for d in 0..4 {
-        t |= rules.slide(from, pass, d);
-    }
-    t & rules.king_stop & empty
+    rules.reach(from, empty & rules.king_pass, empty & rules.king_stop)
 }
 
 /// Squares connected to `from` by orthogonal steps through `through`.
@@ -87,16 +81,6 @@ fn king_capture_needs<B: BitSet>(rules: &Rules<B>, king: usize) -> Option<u32> {
         KingCapture::StrongNearThrone if near_throne => Some(4),
         KingCapture::StrongNearThrone | KingCapture::Weak => Some(2),
     }
-}
-
-fn piece_count<B: BitSet>(rules: &Rules<B>, piece: Piece) -> f32 {
-    rules
-        .ruleset
-        .start
-        .iter()
-        .filter(|(_, p)| *p == piece)
-        .count()
-        .max(1) as f32
 }
 
 impl Heuristic {
@@ -137,14 +121,12 @@ impl Heuristic {
         let open_escapes = (region & rules.escape).count();
 
         let blockade = if rules.ruleset.file.escape == Escape::Corners && rules.corners.any() {
-            let mut sealed = 0u32;
-            for c in rules.corners.squares() {
-                // The squares two steps from the corner: its neighbours' neighbours.
-                let near = rules.neighbours(B::single(c));
-                let ring = rules.neighbours(near) & !near & !B::single(c);
-                sealed += (ring & attackers).count().min(3);
-            }
-            sealed as f32 / (3 * rules.corners.count()) as f32
+            let sealed: u32 = rules
+                .corner_rings
+                .iter()
+                .map(|&ring| (ring & attackers).count().min(3))
+                .sum();
+            sealed as f32 / (3 * rules.corner_rings.len()) as f32
         } else {
             0.0
         };
@@ -159,12 +141,7 @@ impl Heuristic {
         });
         let king_capture_threat = needs.is_some_and(|k| {
             // Squares an attacker reaches in one move.
-            let pass = empty & rules.soldier_pass;
-            let mut reach = B::EMPTY;
-            for d in 0..4 {
-                reach |= rules.slide(attackers, pass, d);
-            }
-            let reach = reach & rules.soldier_stop & empty;
+            let reach = rules.reach(attackers, empty & rules.soldier_pass, empty & rules.soldier_stop);
             if k >= 4 {
                 // Surrounded on every side: one empty neighbour left, an attacker can fill it,
                 // and every other neighbour is hostile (off-board sides never count).
@@ -184,8 +161,8 @@ impl Heuristic {
         });
 
         Features {
-            material: pos.defenders().count() as f32 / piece_count(rules, Piece::Defender)
-                - attackers.count() as f32 / piece_count(rules, Piece::Attacker),
+            material: pos.defenders().count() as f32 / rules.start_soldiers[Side::Defenders as usize] as f32
+                - attackers.count() as f32 / rules.start_soldiers[Side::Attackers as usize] as f32,
             king_mobility: reach1.count() as f32 / (2.0 * (n - 1.0)),
             escapes_in_one,
             escapes_in_two,
@@ -273,8 +250,7 @@ impl Heuristic {
                     }
                 }
                 let guards = if rules.ruleset.file.escape == Escape::Corners {
-                    let near = rules.neighbours(rules.corners);
-                    rules.neighbours(near) & !near & !rules.corners
+                    rules.corner_rings.iter().fold(B::EMPTY, |a, &r| a | r)
                 } else {
                     B::EMPTY
                 };
