@@ -1,11 +1,11 @@
 //! `tafl analyze`: the top moves of a position with visit share, value and principal variation.
 //! The search and the game it starts from are shared with `tafl serve`'s analysis requests.
 
-use crate::players::Resolved;
 use tafl_engine::{
     play_text, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, Move, PlayerSpec,
     Proven, Rules, Ruleset, Search, SearchConfig, Side, ThinkingLimit,
 };
+use tafl_lab::players::Resolved;
 
 /// What to analyse.
 pub struct Request<'a> {
@@ -116,7 +116,7 @@ pub fn analyse<B: BitSet>(
             ))
         }
     };
-    let evaluator = crate::players::evaluator::<B>(&eval_spec, rules)?;
+    let evaluator = tafl_lab::players::evaluator::<B>(&eval_spec, rules)?;
     let limit = match limit {
         ThinkingLimit::Simulations => player.limit,
         given => given,
@@ -185,7 +185,7 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
     }
     // The same resolution as play: `level:N` included, with its fallback under rules that
     // ship no network.
-    let player = crate::players::resolve(req.player)?;
+    let player = tafl_lab::players::resolve(req.player)?;
     let analysis = analyse(rules, &game, &player, req.limit, req.seed, req.top, None)
         .map_err(|e| format!("--player {e}"))?
         .ok_or("the game is over")?;

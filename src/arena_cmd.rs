@@ -2,9 +2,9 @@
 //! The games are played by the trainer's match code, the same that plays arenas and ladders
 //! inside a training run.
 
-use crate::players::{build, Resolved};
 use tafl_engine::{play_match_with, MatchResult, MatchSettings};
 use tafl_engine::{with_board, BitSet, Rules, Ruleset, Side, ThinkingLimit};
+use tafl_lab::players::{build, Resolved};
 
 /// How a match is played.
 #[derive(Clone, Copy, Debug)]

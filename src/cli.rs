@@ -227,11 +227,11 @@ enum Command {
         /// The player of both sides in skilled rows: `level:N` or a spec (`mcts:heuristic:200`,
         /// `mcts:model=RUN:SIMS`, `mcts:model=shipped:200`). Default: tree search with the
         /// hand-written evaluation at 1600 simulations, the same player under every ruleset.
-        #[arg(long, default_value = crate::balance::DEFAULT_SKILLED)]
+        #[arg(long, default_value = tafl_lab::balance::DEFAULT_SKILLED)]
         skilled: String,
         /// Exploration rule of skilled rows: each ply, the side to move plays a uniformly random
         /// legal move with this probability (0 to 1); a level that makes more mistakes keeps its own.
-        #[arg(long, default_value_t = crate::balance::DEFAULT_EXPLORATION)]
+        #[arg(long, default_value_t = tafl_lab::balance::DEFAULT_EXPLORATION)]
         exploration: f32,
         /// Change a rule for this run, `KNOB=VALUE` as in the rules files (repeatable), for
         /// example `--set repetition=defenders_lose --set encirclement=yes`.
@@ -252,7 +252,7 @@ enum Command {
         )]
         strength_sweep: Option<String>,
         /// Games per point of --strength-sweep.
-        #[arg(long, default_value_t = crate::balance::sweep::DEFAULT_GAMES, requires = "strength_sweep")]
+        #[arg(long, default_value_t = tafl_lab::balance::sweep::DEFAULT_GAMES, requires = "strength_sweep")]
         games: u64,
         /// Simulations per move of the checkpoints in --strength-sweep (default: the run's
         /// arena simulations, the strength its Elo was measured at).
@@ -263,8 +263,8 @@ enum Command {
         every: u32,
         /// The x axis of balance-vs-strength.png: Elo when every point has one, else the
         /// iteration (auto); or elo, iteration or step (training steps).
-        #[arg(long = "x", value_enum, default_value_t = crate::balance::sweep::XChoice::Auto, requires = "strength_sweep")]
-        x_axis: crate::balance::sweep::XChoice,
+        #[arg(long = "x", value_enum, default_value_t = tafl_lab::balance::sweep::XChoice::Auto, requires = "strength_sweep")]
+        x_axis: tafl_lab::balance::sweep::XChoice,
     },
     /// Play as an external engine for another program over stdin and stdout: `--protocol otep`
     /// speaks the OpenTafl Engine Protocol (OpenTafl sends the rules, the engine answers
@@ -431,7 +431,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             threads,
         } => {
             let rs = rules.ruleset;
-            let max = crate::limits::MAX_PERFT_DEPTH;
+            let max = tafl_lab::limits::MAX_PERFT_DEPTH;
             if depth > max {
                 return Err(format!(
                     "depth {depth} is too deep; at most {max} (no perft that deep ends, and its count would pass a 64-bit integer)"
@@ -448,7 +448,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         } => {
             let rs = rules.ruleset;
             let limit = (ply_limit > 0).then_some(ply_limit);
-            crate::limits::at_most("--games", games, crate::limits::MAX_RANDOM_GAMES)?;
+            tafl_lab::limits::at_most("--games", games, tafl_lab::limits::MAX_RANDOM_GAMES)?;
             crate::random_cmd::run(&rs, games, seed, limit, threads)
         }
         Command::Replay { rules, file } => {
@@ -464,7 +464,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         } => {
             let rs = rules.ruleset;
             let side = crate::common::parse_side(&side, "--side")?;
-            let ai = crate::players::level(level)?.thinking(&think, crate::players::cores())?;
+            let ai = think.apply(tafl_lab::players::level(level)?, tafl_lab::players::cores())?;
             crate::play_cmd::run(&rs, side, &ai, seed)
         }
         Command::Analyze {
@@ -514,13 +514,13 @@ pub fn run(cli: Cli) -> Result<(), String> {
             let rs = rules.ruleset;
             let (a_spec, b_spec) = (a, b);
             let (a, b) = (
-                crate::players::resolve(&a_spec)?,
-                crate::players::resolve(&b_spec)?,
+                tafl_lab::players::resolve(&a_spec)?,
+                tafl_lab::players::resolve(&b_spec)?,
             );
             if games == 0 {
                 return Err("--games must be at least 1".into());
             }
-            crate::limits::at_most("--games", games, crate::limits::MAX_PLAYED_GAMES)?;
+            tafl_lab::limits::at_most("--games", games, tafl_lab::limits::MAX_PLAYED_GAMES)?;
             if ply_limit > 0 && opening_plies >= ply_limit {
                 return Err(format!(
                     "--opening-plies {opening_plies} must be below --ply-limit {ply_limit}"
@@ -558,7 +558,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             every,
             x_axis,
             ..
-        } => crate::balance::sweep::run(&crate::balance::sweep::SweepRequest {
+        } => tafl_lab::balance::sweep::run(&tafl_lab::balance::sweep::SweepRequest {
             source,
             rules,
             games,
@@ -585,8 +585,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
             compare,
             strength_sweep: None,
             ..
-        } => crate::balance::run(&crate::balance::Request {
-            rules: rules.unwrap_or_else(|| crate::balance::DEFAULT_RULES.to_string()),
+        } => tafl_lab::balance::run(&tafl_lab::balance::Request {
+            rules: rules.unwrap_or_else(|| tafl_lab::balance::DEFAULT_RULES.to_string()),
             random_games,
             skilled_games,
             ply_limit,
@@ -609,20 +609,20 @@ pub fn run(cli: Cli) -> Result<(), String> {
             think,
         } => {
             let player = match (player, level) {
-                (Some(spec), _) => crate::players::resolve(&spec)?,
-                (None, Some(n)) => crate::players::level(n)?,
-                (None, None) => crate::players::level(5)?,
+                (Some(spec), _) => tafl_lab::players::resolve(&spec)?,
+                (None, Some(n)) => tafl_lab::players::level(n)?,
+                (None, None) => tafl_lab::players::level(5)?,
             };
             // One game at a time: its searches can use every core. A clock the host sends
             // (OTEP's `clock`, HTP's `time_settings`) replaces the player's own limit.
-            let mut player = player.thinking(&think, crate::players::cores())?;
+            let mut player = think.apply(player, tafl_lab::players::cores())?;
             if think.search_threads.is_none() {
                 // Hosts time their engines: every core, whatever the level's own limit.
-                player.threads = crate::players::cores();
+                player.threads = tafl_lab::players::cores();
             }
             let framing = match framing {
-                Framing::Htp => crate::htp::Framing::Htp,
-                Framing::Gtp => crate::htp::Framing::Gtp,
+                Framing::Htp => tafl_lab::htp::Framing::Htp,
+                Framing::Gtp => tafl_lab::htp::Framing::Gtp,
             };
             match (protocol, host) {
                 (Protocol::Otep, Some(_)) => Err("--host is for --protocol htp".into()),

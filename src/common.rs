@@ -1,17 +1,8 @@
-//! Helpers every command shares: the worker pool, progress bars, side names on the command
-//! line, and the bounded reading of stdin's lines that the engine protocols use.
+//! Helpers every command shares: rulesets and side names on the command line and the bounded
+//! reading of stdin's lines that the engine protocols use; the worker pool and progress bars
+//! come from the library ([`tafl_lab::work`]).
 
-use indicatif::{ProgressBar, ProgressStyle};
-
-/// Builds a rayon pool of `threads` workers (all cores when `None`).
-pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
-    // 0 is refused; far more than the cores is brought down, with a warning.
-    let threads = crate::limits::threads(threads)?;
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()
-        .map_err(|e| format!("cannot start worker threads: {e}"))
-}
+pub use tafl_lab::work::{pool, progress_bar};
 
 /// A ruleset named on the command line: the text as written (for `rerun:` lines) and the
 /// ruleset it loads, validated when the arguments are parsed.
@@ -42,18 +33,6 @@ pub fn parse_side(text: &str, flag: &str) -> Result<tafl_engine::Side, String> {
             "{flag}: `{other}` is not a side; allowed values: attackers, defenders"
         )),
     }
-}
-
-/// A progress bar that only draws on a terminal (indicatif hides itself otherwise).
-pub fn progress_bar(len: u64, label: &str) -> ProgressBar {
-    let bar = ProgressBar::new(len);
-    if let Ok(style) =
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} games, {per_sec}, eta {eta}")
-    {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar.set_message(label.to_string());
-    bar
 }
 
 /// Feeds stdin to `handle` line by line until it returns `true` (the protocol's goodbye) or

@@ -3,8 +3,6 @@
 //! plays Copenhagen; `--rules` picks another ruleset, with squares lettered and numbered to
 //! its board size.
 
-use crate::htp::{answer, Framing, Request, Role, COMMANDS};
-use crate::players::{build, Resolved};
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
@@ -12,6 +10,8 @@ use tafl_engine::{
     parse_square, position_record, square_name, with_board, BitSet, Clock, Game, Move, Player, Position,
     Reason, Rules, Ruleset, Side, Sq, ThinkingLimit,
 };
+use tafl_lab::htp::{answer, Framing, Request, Role, COMMANDS};
+use tafl_lab::players::{build, Resolved};
 
 /// What `protocol_version` answers: the version of HTP this follows.
 const PROTOCOL_VERSION: &str = "1-beta";
@@ -453,7 +453,7 @@ mod tests {
 
     fn session(framing: Framing) -> Session<u128> {
         let rules = Rules::new(&Ruleset::builtin("brandubh")).unwrap_or_else(|e| panic!("{e}"));
-        let player = crate::players::resolve("random").unwrap_or_else(|e| panic!("{e}"));
+        let player = tafl_lab::players::resolve("random").unwrap_or_else(|e| panic!("{e}"));
         Session::new(rules, &player, 1, framing).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -466,7 +466,8 @@ mod tests {
     #[test]
     fn time_settings_fischer_times_the_engines_moves_by_its_own_clock() {
         let rules = Rules::new(&Ruleset::builtin("brandubh")).unwrap_or_else(|e| panic!("{e}"));
-        let mut player = crate::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
+        let mut player =
+            tafl_lab::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
         // As a level: the clock replaces its budget.
         player.follow_clock = true;
         let mut s = Session::new(rules, &player, 1, Framing::Htp).unwrap_or_else(|e| panic!("{e}"));

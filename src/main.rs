@@ -2,21 +2,14 @@
 
 mod analyze_cmd;
 mod arena_cmd;
-mod balance;
 mod bench;
 mod cli;
 mod common;
-mod engine_process;
 mod export_cmd;
-mod external_player;
-mod htp;
 mod htp_cmd;
-mod limits;
-mod otep;
 mod otep_cmd;
 mod perft_cmd;
 mod play_cmd;
-mod players;
 mod random_cmd;
 mod replay_cmd;
 mod serve;

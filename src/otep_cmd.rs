@@ -5,8 +5,6 @@
 //! follows the moves it is told and, whenever the board it is sent differs from its own, starts
 //! again from that board (losing only the repetition history).
 
-use crate::otep::{AnalysisLine, LineError, Message, Reply};
-use crate::players::{build, evaluator, Resolved};
 use std::io::Write;
 use std::time::{Duration, Instant};
 use tafl_engine::{
@@ -14,6 +12,8 @@ use tafl_engine::{
     Evaluator, EvaluatorSpec, Game, Move, Piece, Player, PlayerSpec, Position, Rules, Ruleset, Search,
     SearchConfig, Side, Sq, ThinkingLimit,
 };
+use tafl_lab::otep::{AnalysisLine, LineError, Message, Reply};
+use tafl_lab::players::{build, evaluator, Resolved};
 
 /// Simulations of `analyze` when the playing spec does not search (`random`, `greedy`).
 const ANALYSIS_SIMULATIONS: u32 = 800;
@@ -58,7 +58,7 @@ pub struct Session {
     /// Games started so far, so that each game's player gets its own seed.
     games: u64,
     /// The last `clock` OpenTafl sent (it sends one before each `play`).
-    clock: Option<crate::otep::Clock>,
+    clock: Option<tafl_lab::otep::Clock>,
 }
 
 impl Session {
@@ -212,7 +212,7 @@ trait Table {
 /// `side`'s clock from OpenTafl's `clock` line: its main time left, or in overtime the time
 /// left in the current period; no increment (overtime periods are a reserve the manager
 /// leaves alone, so main time is spent as if it were all there is).
-pub fn side_clock(c: &crate::otep::Clock, side: Side) -> tafl_engine::Clock {
+pub fn side_clock(c: &tafl_lab::otep::Clock, side: Side) -> tafl_engine::Clock {
     let t = match side {
         Side::Attackers => c.attackers,
         Side::Defenders => c.defenders,
@@ -492,7 +492,7 @@ mod tests {
     const BRANDUBH: &str = "rules dim:7 name:Brandubh atkf:y start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/";
 
     fn session() -> Session {
-        let player = crate::players::resolve("mcts:uniform:32").unwrap_or_else(|e| panic!("{e}"));
+        let player = tafl_lab::players::resolve("mcts:uniform:32").unwrap_or_else(|e| panic!("{e}"));
         Session::new(player, 7)
     }
 
@@ -514,7 +514,8 @@ mod tests {
         // Three million simulations a move by the spec: minutes a move. With 4 s on the
         // clock, the time manager's share is a small part of it, so the move comes back at
         // once; the bound below is far above that, and far below the spec's budget.
-        let mut player = crate::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
+        let mut player =
+            tafl_lab::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
         // An explicit spec only has its budget capped by the clock; so does this one, whose
         // budget is far beyond what 4 s allow.
         player.follow_clock = false;
@@ -525,12 +526,12 @@ mod tests {
         let r = replies(&mut s, "play attackers");
         assert!(r[0].starts_with("move "), "{r:?}");
         assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
-        let c = crate::otep::Clock {
-            attackers: crate::otep::ClockTime {
+        let c = tafl_lab::otep::Clock {
+            attackers: tafl_lab::otep::ClockTime {
                 millis: 1500,
                 overtime: false,
             },
-            defenders: crate::otep::ClockTime {
+            defenders: tafl_lab::otep::ClockTime {
                 millis: 30_000,
                 overtime: true,
             },

@@ -1,12 +1,12 @@
 //! `tafl play`: a game against the AI in the terminal (or from piped input).
 
-use crate::players::{build, Resolved};
 use std::io::Write;
 use tafl_engine::input::{read_line, Line, LINE_LIMIT};
 use tafl_engine::{
     parse_move, play_text, played_text, with_board, BitSet, EvaluatorSpec, Game, Player, PlayerSpec, Rules,
     Ruleset, Side, Sq,
 };
+use tafl_lab::players::{build, Resolved};
 
 const HELP: &str = "commands: a move such as e1-e4, hint, undo, new, quit, help";
 

@@ -2,6 +2,7 @@
 //! move, a game clock, and search threads.
 
 use tafl_engine::ThinkingLimit;
+use tafl_lab::players::Resolved;
 
 /// How long search players think, as given on the command line.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -36,6 +37,14 @@ impl ThinkArgs {
             Some(n) => Err(format!("--search-threads {n}: allowed 1 to 64")),
             None => Ok(default),
         }
+    }
+
+    /// `player` with these flags' limit and search threads (threads default to
+    /// `default_threads` for a player that thinks by time); the error names the bad flag.
+    pub fn apply(&self, player: Resolved, default_threads: usize) -> Result<Resolved, String> {
+        let limit = self.limit()?;
+        let threads = self.search_threads.map(|_| self.search_threads(1)).transpose()?;
+        Ok(player.thinking(limit, threads, default_threads))
     }
 }
 

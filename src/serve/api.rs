@@ -9,7 +9,6 @@
 use super::limits::Refused;
 use super::Server;
 use crate::analyze_cmd::{analyse, game_from};
-use crate::players::Resolved;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
@@ -25,6 +24,7 @@ use tafl_engine::{
     played_text, position_record, rules_panel, ruleset_from_opentafl, ruleset_to_opentafl, square_name,
     with_board, BitSet, Game, Move, Piece, PlayerSpec, Proven, Rules, Ruleset, Side, ThinkingLimit,
 };
+use tafl_lab::players::Resolved;
 
 /// An error answer: a status and a JSON body `{"error": "..."}` that says what was wrong.
 #[derive(Debug)]
@@ -454,7 +454,7 @@ fn search_move<B: BitSet>(
 ) -> Result<Value, ApiError> {
     let n = rules.n;
     let label = player.for_rules(&rules.ruleset).label;
-    let mut p = crate::players::build(&player, seed, &rules)
+    let mut p = tafl_lab::players::build(&player, seed, &rules)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
     p.cutoff = Some(cutoff);
     let (mv, result) = p

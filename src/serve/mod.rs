@@ -10,7 +10,6 @@ mod limits;
 mod metrics;
 mod page;
 
-use crate::players::Resolved;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
@@ -22,6 +21,7 @@ use metrics::Metrics;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tafl_engine::Ruleset;
+use tafl_lab::players::Resolved;
 
 /// The options of `tafl serve`.
 #[derive(clap::Args, Debug, Clone)]
@@ -110,13 +110,13 @@ impl Server {
         let searches = match args.searches {
             Some(0) => return Err("--searches must be at least 1".into()),
             Some(n) => {
-                let (n, warning) = crate::limits::clamp_threads(n, crate::limits::cores());
+                let (n, warning) = tafl_lab::limits::clamp_threads(n, tafl_lab::limits::cores());
                 if let Some(w) = warning {
                     eprintln!("warning: {}", w.replace("--threads", "--searches"));
                 }
                 n
             }
-            None => crate::players::cores(),
+            None => tafl_lab::players::cores(),
         };
         let queue = args.queue.unwrap_or(4 * searches).min(1_000_000);
         let caps = Caps {
@@ -127,16 +127,16 @@ impl Server {
             max_top: 20,
             request_timeout,
         };
-        let levels = crate::players::levels()?;
+        let levels = tafl_lab::players::levels()?;
         let mut resolved = Vec::new();
         for l in &levels.0 {
-            resolved.push((l.level, l.description.clone(), crate::players::level(l.level)?));
+            resolved.push((l.level, l.description.clone(), tafl_lab::players::level(l.level)?));
         }
         let mut players = Vec::new();
         for spec in &args.allow_players {
             players.push((
                 spec.clone(),
-                crate::players::resolve(spec).map_err(|e| format!("--allow-player: {e}"))?,
+                tafl_lab::players::resolve(spec).map_err(|e| format!("--allow-player: {e}"))?,
             ));
         }
         let mut rulesets: Vec<Ruleset> = tafl_engine::BUILTIN_IDS

@@ -202,15 +202,16 @@ pub fn build<B: BitSet>(r: &Resolved, seed: u64, rules: &Rules<B>) -> Result<Pla
 }
 
 impl Resolved {
-    /// The player with the thinking time and search threads of the command line: a time
-    /// limit given there replaces the player's own; threads default to `default_threads` for
-    /// a player that thinks by time, else to 1.
+    /// The player with a thinking limit and search threads given from outside (a command
+    /// line, a request): a time limit replaces the player's own (`Simulations` keeps it);
+    /// `threads`, when given, sets the search threads, which otherwise default to
+    /// `default_threads` for a player that thinks by time, else to 1.
     pub fn thinking(
         mut self,
-        think: &crate::thinking::ThinkArgs,
+        limit: ThinkingLimit,
+        threads: Option<usize>,
         default_threads: usize,
-    ) -> Result<Resolved, String> {
-        let limit = think.limit()?;
+    ) -> Resolved {
         if limit != ThinkingLimit::Simulations {
             self.label = format!("{} at {limit}", self.label);
             self.limit = limit;
@@ -223,8 +224,8 @@ impl Resolved {
         } else {
             default_threads
         };
-        self.threads = think.search_threads(default_threads)?;
-        Ok(self)
+        self.threads = threads.unwrap_or(default_threads);
+        self
     }
 }
 

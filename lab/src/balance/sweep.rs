@@ -485,7 +485,7 @@ fn x_axis(choice: XChoice, source: Source, points: &[Point]) -> Result<XAxis, St
 
 /// Runs the sweep: plays the points in order, rewrites the outputs after each, prints the table.
 pub fn run(req: &SweepRequest) -> Result<(), String> {
-    let pool = crate::common::pool(req.threads)?;
+    let pool = crate::work::pool(req.threads)?;
     // Planned inside the pool: networks loaded to check the plan are sized for its threads.
     let plan = pool.install(|| SweepPlan::new(req))?;
     std::fs::create_dir_all(&req.out)
@@ -521,7 +521,7 @@ pub fn run(req: &SweepRequest) -> Result<(), String> {
 /// Plays one point with a progress bar; `None` when `stop` was raised before it ended.
 fn play_point(plan: &SweepPlan, point: &Point, stop: &AtomicBool) -> Result<Option<GameTally>, String> {
     let s = &plan.settings;
-    let bar = crate::common::progress_bar(s.games, &point.key);
+    let bar = crate::work::progress_bar(s.games, &point.key);
     let seed = plan.point_seed(point);
     let t0 = Instant::now();
     let stats = with_board!(&plan.ruleset, B, rules => skilled_row::<B>(&rules, &point.player, s.exploration, s.games, seed, s.ply_limit, &bar, stop))?;

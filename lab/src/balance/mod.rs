@@ -346,7 +346,7 @@ impl Plan {
 /// Runs the study: plays the rows (random rows first, they are quick), rewrites the outputs
 /// after each, and prints the table.
 pub fn run(req: &Request) -> Result<(), String> {
-    let pool = crate::common::pool(req.threads)?;
+    let pool = crate::work::pool(req.threads)?;
     // Planned inside the pool: a model player's network, loaded while checking the plan, is
     // sized for the pool's threads, so its batches fill instead of waiting out a timeout.
     let plan = pool.install(|| Plan::new(req))?;

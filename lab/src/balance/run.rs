@@ -52,7 +52,7 @@ pub fn row_seed(seed: u64, ruleset: &str, changes: &str, play: Play) -> u64 {
 pub fn play_row(plan: &Plan, row: &RowSpec, stop: &AtomicBool) -> Result<Option<GameTally>, String> {
     let games = plan.games(row.play);
     let label = format!("{} {}", plan.variant_label(row), row.play.name());
-    let bar = crate::common::progress_bar(games, &label);
+    let bar = crate::work::progress_bar(games, &label);
     let seed = plan.row_seed(row);
     let limit = plan.settings.ply_limit;
     let rs = plan.ruleset(row);

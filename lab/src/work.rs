@@ -1,0 +1,25 @@
+//! What long work shares: the worker pool it runs on and the progress bar it shows.
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Builds a rayon pool of `threads` workers (all cores when `None`).
+pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
+    // 0 is refused; far more than the cores is brought down, with a warning.
+    let threads = crate::limits::threads(threads)?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))
+}
+
+/// A progress bar that only draws on a terminal (indicatif hides itself otherwise).
+pub fn progress_bar(len: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    if let Ok(style) =
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} games, {per_sec}, eta {eta}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(label.to_string());
+    bar
+}
