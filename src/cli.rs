@@ -25,169 +25,22 @@ fn parse_inference(s: &str) -> Result<tafl_nn::Inference, String> {
 enum Command {
     /// Train a player by self-play (the main job): `tafl train` runs the embedded Brandubh
     /// config; `--resume RUN` continues a run after an interruption.
-    Train {
-        /// Training config (TOML); the embedded `configs/train/brandubh.toml` when absent.
-        config: Option<String>,
-        /// Run folder for a new run (default: runs/<config>-<unix time>).
-        #[arg(long)]
-        out: Option<String>,
-        /// Continue the run in this folder.
-        #[arg(long, conflicts_with_all = ["config", "out"])]
-        resume: Option<String>,
-        /// Stop after this iteration (the run can be resumed later).
-        #[arg(long)]
-        stop_after: Option<u32>,
-        /// No progress bars.
-        #[arg(long)]
-        quiet: bool,
-    },
+    Train(TrainArgs),
     /// Print a ruleset's rules, generated from its data, and its start position.
-    Rules {
-        /// Built-in ruleset id (brandubh, tablut, hnefatafl, copenhagen, ...) or a rules file:
-        /// TOML, an OpenTafl rules string, or an OpenTafl game record (.otg).
-        #[arg(value_parser = crate::common::parse_rules)]
-        rules: RulesArg,
-        /// Print the rules file (TOML) instead of the summary.
-        #[arg(long)]
-        toml: bool,
-        /// Print the OpenTafl rules string instead of the summary.
-        #[arg(long, conflicts_with = "toml")]
-        opentafl: bool,
-    },
+    Rules(RulesArgs),
     /// Count leaf positions `depth` plies from the start (the last line is the count).
-    Perft {
-        /// Ruleset id or rules file.
-        #[arg(value_parser = crate::common::parse_rules)]
-        rules: RulesArg,
-        /// Plies to search.
-        depth: u32,
-        /// Print the count below each first move.
-        #[arg(long)]
-        divide: bool,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
-    },
+    Perft(PerftArgs),
     /// Play uniformly random games and print who won.
-    Random {
-        /// Ruleset id or rules file.
-        #[arg(value_parser = crate::common::parse_rules)]
-        rules: RulesArg,
-        /// Games to play.
-        #[arg(long, default_value_t = 1000)]
-        games: u64,
-        /// Seed: the same seed gives the same figures whatever the thread count.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// End a game with no result after this many plies (0: no limit).
-        #[arg(long, default_value_t = 400)]
-        ply_limit: u32,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
-    },
+    Random(RandomArgs),
     /// Replay real games from a CSV file (`moves,attacker_captures,defender_captures,result`)
     /// and check every move and capture against the rules.
-    Replay {
-        /// Ruleset id or rules file.
-        #[arg(value_parser = crate::common::parse_rules)]
-        rules: RulesArg,
-        /// The CSV file of games.
-        file: String,
-    },
+    Replay(ReplayArgs),
     /// Play a game against the AI in the terminal (works with piped input too).
-    Play {
-        /// Ruleset id or rules file.
-        #[arg(long, default_value = "brandubh")]
-        #[arg(value_parser = crate::common::parse_rules)]
-        rules: RulesArg,
-        /// The side you play: attackers or defenders.
-        #[arg(long, default_value = "defenders")]
-        side: String,
-        /// AI level (see configs/levels.toml).
-        #[arg(long, default_value_t = 3)]
-        level: u32,
-        /// Seed of the AI's choices.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// The AI's thinking time and search threads (default: the level's, on every core).
-        #[command(flatten)]
-        think: crate::thinking::ThinkArgs,
-    },
+    Play(PlayArgs),
     /// Show the best moves of a position: visit share, value, prior and principal variation.
-    Analyze {
-        /// Ruleset id or rules file.
-        #[arg(long)]
-        #[arg(value_parser = crate::common::parse_rules)]
-        rules: RulesArg,
-        /// OpenTafl position record (first row = rank 1); the start position when absent.
-        #[arg(long)]
-        position: Option<String>,
-        /// Side to move in --position: attackers or defenders (default: who moves first).
-        #[arg(long)]
-        to_move: Option<String>,
-        /// Moves to play from the position first, space separated (`"d1-d3 d5-b5"`).
-        #[arg(long, default_value = "")]
-        moves: String,
-        /// The searching player.
-        #[arg(long, default_value = "mcts:heuristic:2000")]
-        player: String,
-        /// Search with a trained network instead of `--player`: a checkpoint folder, a run
-        /// folder (its best checkpoint), or `shipped` (the built-in model for the rules).
-        #[arg(long, conflicts_with = "player")]
-        model: Option<String>,
-        /// Simulations of the `--model` search.
-        #[arg(long, default_value_t = 800, requires = "model")]
-        simulations: u32,
-        /// Moves to list.
-        #[arg(long, default_value_t = 5)]
-        top: usize,
-        /// Search seed.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// The AI's thinking time and search threads (default: the level's, on every core).
-        #[command(flatten)]
-        think: crate::thinking::ThinkArgs,
-    },
+    Analyze(AnalyzeArgs),
     /// Play two players against each other in colour-swapped pairs and estimate the Elo difference.
-    Arena {
-        /// Player A (`random`, `greedy`, `mcts:rollout:800`, `level:3`, ...), or another
-        /// program through its engine protocol: `htp:COMMAND` (hnefatafl.org's), `otep:COMMAND`
-        /// (OpenTafl's), started for each game (an illegal or missing reply loses the game).
-        a: String,
-        /// Player B.
-        b: String,
-        /// Ruleset id or rules file.
-        #[arg(long)]
-        #[arg(value_parser = crate::common::parse_rules)]
-        rules: RulesArg,
-        /// Games (rounded up to whole pairs).
-        #[arg(long, default_value_t = 100)]
-        games: u64,
-        /// Seed of every game's players.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Plies after which a game ends with no result (0: none).
-        #[arg(long, default_value_t = 400)]
-        ply_limit: u32,
-        /// Uniformly random plies opening each pair (both games of a pair share it). Search
-        /// players without noise are deterministic: with no opening, every pair would repeat
-        /// the same two games.
-        #[arg(long, default_value_t = 4)]
-        opening_plies: u32,
-        /// Probability, each move, that either player plays a uniformly random legal move
-        /// instead of its own (the exploration rule of `tafl balance`'s skilled rows); a
-        /// level's own random moves stay where higher. Under rules where one side wins every
-        /// game between competent players, this is what lets a match measure strength.
-        #[arg(long, default_value_t = 0.0)]
-        exploration: f32,
-        /// Thinking time (both players; the default is each player's simulations).
-        #[command(flatten)]
-        think: crate::thinking::ThinkArgs,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
-    },
+    Arena(ArenaArgs),
     /// The win-rate study of rulesets: random and skilled play, 95% intervals, before/after of
     /// rule changes. Prints the table and writes balance.md, .csv, .json and .png to --out.
     ///
@@ -200,117 +53,16 @@ enum Command {
     /// study per checkpoint of a training run (or per configured level) and writes
     /// balance-vs-strength.md, .csv, .json and .png: does the ruleset stay balanced as the
     /// players improve?
-    Balance {
-        /// Rulesets (comma separated ids or rules files). Default: brandubh,tablut,hnefatafl;
-        /// with --strength-sweep RUN_DIR, the run's ruleset; with `--strength-sweep levels`,
-        /// exactly one ruleset is needed.
-        #[arg(long)]
-        rules: Option<String>,
-        /// Uniformly random games per ruleset (0: no random rows).
-        #[arg(long, default_value_t = 33000)]
-        random_games: u64,
-        /// Skilled games per ruleset (0: no skilled rows).
-        #[arg(long, default_value_t = 500)]
-        skilled_games: u64,
-        /// End a game with no result after this many plies (0: no limit).
-        #[arg(long, default_value_t = 400)]
-        ply_limit: u32,
-        /// Seed of the study: every game's seed derives from (seed, ruleset, row, game index).
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Worker threads (default: all cores); the results do not depend on it.
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Folder for balance.md, balance.csv, balance.json and balance.png.
-        #[arg(long, default_value = "balance")]
-        out: std::path::PathBuf,
-        /// The player of both sides in skilled rows: `level:N` or a spec (`mcts:heuristic:200`,
-        /// `mcts:model=RUN:SIMS`, `mcts:model=shipped:200`). Default: tree search with the
-        /// hand-written evaluation at 1600 simulations, the same player under every ruleset.
-        #[arg(long, default_value = tafl_lab::balance::DEFAULT_SKILLED)]
-        skilled: String,
-        /// Exploration rule of skilled rows: each ply, the side to move plays a uniformly random
-        /// legal move with this probability (0 to 1); a level that makes more mistakes keeps its own.
-        #[arg(long, default_value_t = tafl_lab::balance::DEFAULT_EXPLORATION)]
-        exploration: f32,
-        /// Change a rule for this run, `KNOB=VALUE` as in the rules files (repeatable), for
-        /// example `--set repetition=defenders_lose --set encirclement=yes`.
-        #[arg(long = "set", value_name = "KNOB=VALUE")]
-        sets: Vec<String>,
-        /// Play the rules as given and as changed by --set, side by side, with the change in each
-        /// share and whether its 95% interval excludes zero.
-        #[arg(long)]
-        compare: bool,
-        /// Balance against strength: a training run folder (each of its checkpoints plays both
-        /// sides, `mcts:model=CHECKPOINT:SIMS`) or `levels` (each level of configs/levels.toml).
-        /// Each point is --games games under the run's rules, with the exploration rule of
-        /// skilled rows. Writes balance-vs-strength.md, .csv, .json and .png to --out.
-        #[arg(
-            long,
-            value_name = "RUN_DIR|levels",
-            conflicts_with_all = ["random_games", "skilled_games", "skilled", "sets", "compare"]
-        )]
-        strength_sweep: Option<String>,
-        /// Games per point of --strength-sweep.
-        #[arg(long, default_value_t = tafl_lab::balance::sweep::DEFAULT_GAMES, requires = "strength_sweep")]
-        games: u64,
-        /// Simulations per move of the checkpoints in --strength-sweep (default: the run's
-        /// arena simulations, the strength its Elo was measured at).
-        #[arg(long, requires = "strength_sweep")]
-        simulations: Option<u32>,
-        /// Sweep every K-th checkpoint (or level): 0, K, 2K, ... and always the last.
-        #[arg(long, default_value_t = 1, requires = "strength_sweep")]
-        every: u32,
-        /// The x axis of balance-vs-strength.png: Elo when every point has one, else the
-        /// iteration (auto); or elo, iteration or step (training steps).
-        #[arg(long = "x", value_enum, default_value_t = tafl_lab::balance::sweep::XChoice::Auto, requires = "strength_sweep")]
-        x_axis: tafl_lab::balance::sweep::XChoice,
-    },
+    Balance(BalanceArgs),
     /// Play as an external engine for another program over stdin and stdout: `--protocol otep`
     /// speaks the OpenTafl Engine Protocol (OpenTafl sends the rules, the engine answers
     /// `play` with `move`, `analyze` with `analysis`); `--protocol htp` (alias `gtp`) the
     /// GTP-style Hnefatafl Text Protocol of hnefatafl.org (`generate_move`, `play`, ...).
-    Engine {
-        /// The protocol spoken on stdin and stdout.
-        #[arg(long, value_enum, default_value_t = Protocol::Otep)]
-        protocol: Protocol,
-        /// Ruleset id or rules file for `htp` (OpenTafl sends its own rules to `otep`).
-        #[arg(long, default_value = "copenhagen")]
-        #[arg(value_parser = crate::common::parse_rules)]
-        rules: RulesArg,
-        /// The player (`random`, `greedy`, `mcts:rollout:800`, `mcts:model=RUN:200`,
-        /// `level:N`); default: level 5, the strongest level, which makes no deliberate mistakes.
-        #[arg(long)]
-        player: Option<String>,
-        /// AI level (see configs/levels.toml), instead of --player.
-        #[arg(long, conflicts_with = "player")]
-        level: Option<u32>,
-        /// Seed of the AI's choices.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// How `htp` answers end: `htp` as hnefatafl.org's engine (a success with one newline,
-        /// an error with a blank line after it), or `gtp` (every answer with a blank line).
-        #[arg(long, value_enum, default_value_t = Framing::Htp)]
-        framing: Framing,
-        /// `htp` only: play as a networked engine of hnefatafl.org's server at HOST[:PORT]
-        /// (port 49152 unless given) instead of over stdin and stdout, connecting again when
-        /// the connection drops.
-        #[arg(long)]
-        host: Option<String>,
-        /// The AI's thinking time and search threads (default: the level's, on every core).
-        #[command(flatten)]
-        think: crate::thinking::ThinkArgs,
-    },
+    Engine(EngineArgs),
     /// Write the bundle a game client needs: `model.onnx` (ONNX opset 17), `model.safetensors`,
     /// `manifest.json` (encoding, policy index, rules, model config, Elo) and a `README.md` for
     /// the client's author.
-    Export {
-        /// A checkpoint folder, or a training run folder (its best checkpoint).
-        checkpoint: String,
-        /// Folder to write the bundle into (created if needed).
-        #[arg(long)]
-        out: String,
-    },
+    Export(ExportArgs),
     /// Serve the AI over HTTP for web games, with a page to play in a browser at `/`.
     ///
     /// JSON API (every request carries its whole game, so instances can sit behind a load
@@ -322,31 +74,327 @@ enum Command {
     /// "Serving" section has the request shapes.
     Serve(crate::serve::ServeArgs),
     /// Measure engine speed: move generation and random-game plies per second, one thread.
-    Bench {
-        /// Rulesets to measure (comma separated).
-        #[arg(long, default_value = "brandubh,tablut,hnefatafl,copenhagen")]
-        rules: String,
-        /// Seconds per measurement.
-        #[arg(long, default_value_t = 2.0)]
-        seconds: f64,
-        /// Also measure search simulations per second (Uniform, Rollout and Heuristic evaluators) on
-        /// this ruleset, one and two threads.
-        #[arg(long)]
-        search: Option<String>,
-        /// Also measure the network's forward passes on this ruleset's network (shipped, else a
-        /// fresh default one): positions and GFLOP/s per engine (burn, onnxruntime), batch
-        /// and thread count, with the fraction of the machine's peak.
-        #[arg(long)]
-        network: Option<String>,
-        /// Also play self-play games of this training config (`default`: the embedded
-        /// Brandubh config) with its rules' shipped model: games per hour and the evaluation
-        /// cache's hit rate (`tafl --inference burn bench ...` for the burn path).
-        #[arg(long)]
-        selfplay: Option<String>,
-        /// Games of `--selfplay`.
-        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
-        games: u32,
-    },
+    Bench(BenchArgs),
+}
+
+/// The arguments of `tafl train`.
+#[derive(clap::Args, Debug)]
+struct TrainArgs {
+    /// Training config (TOML); the embedded `configs/train/brandubh.toml` when absent.
+    config: Option<String>,
+    /// Run folder for a new run (default: runs/<config>-<unix time>).
+    #[arg(long)]
+    out: Option<String>,
+    /// Continue the run in this folder.
+    #[arg(long, conflicts_with_all = ["config", "out"])]
+    resume: Option<String>,
+    /// Stop after this iteration (the run can be resumed later).
+    #[arg(long)]
+    stop_after: Option<u32>,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// The arguments of `tafl rules`.
+#[derive(clap::Args, Debug)]
+struct RulesArgs {
+    /// Built-in ruleset id (brandubh, tablut, hnefatafl, copenhagen, ...) or a rules file:
+    /// TOML, an OpenTafl rules string, or an OpenTafl game record (.otg).
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// Print the rules file (TOML) instead of the summary.
+    #[arg(long)]
+    toml: bool,
+    /// Print the OpenTafl rules string instead of the summary.
+    #[arg(long, conflicts_with = "toml")]
+    opentafl: bool,
+}
+
+/// The arguments of `tafl perft`.
+#[derive(clap::Args, Debug)]
+struct PerftArgs {
+    /// Ruleset id or rules file.
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// Plies to search.
+    depth: u32,
+    /// Print the count below each first move.
+    #[arg(long)]
+    divide: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// The arguments of `tafl random`.
+#[derive(clap::Args, Debug)]
+struct RandomArgs {
+    /// Ruleset id or rules file.
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// Games to play.
+    #[arg(long, default_value_t = 1000)]
+    games: u64,
+    /// Seed: the same seed gives the same figures whatever the thread count.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// End a game with no result after this many plies (0: no limit).
+    #[arg(long, default_value_t = 400)]
+    ply_limit: u32,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// The arguments of `tafl replay`.
+#[derive(clap::Args, Debug)]
+struct ReplayArgs {
+    /// Ruleset id or rules file.
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// The CSV file of games.
+    file: String,
+}
+
+/// The arguments of `tafl play`.
+#[derive(clap::Args, Debug)]
+struct PlayArgs {
+    /// Ruleset id or rules file.
+    #[arg(long, default_value = "brandubh")]
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// The side you play: attackers or defenders.
+    #[arg(long, default_value = "defenders")]
+    side: String,
+    /// AI level (see configs/levels.toml).
+    #[arg(long, default_value_t = 3)]
+    level: u32,
+    /// Seed of the AI's choices.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The AI's thinking time and search threads (default: the level's, on every core).
+    #[command(flatten)]
+    think: crate::thinking::ThinkArgs,
+}
+
+/// The arguments of `tafl analyze`.
+#[derive(clap::Args, Debug)]
+struct AnalyzeArgs {
+    /// Ruleset id or rules file.
+    #[arg(long)]
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// OpenTafl position record (first row = rank 1); the start position when absent.
+    #[arg(long)]
+    position: Option<String>,
+    /// Side to move in --position: attackers or defenders (default: who moves first).
+    #[arg(long)]
+    to_move: Option<String>,
+    /// Moves to play from the position first, space separated (`"d1-d3 d5-b5"`).
+    #[arg(long, default_value = "")]
+    moves: String,
+    /// The searching player.
+    #[arg(long, default_value = "mcts:heuristic:2000")]
+    player: String,
+    /// Search with a trained network instead of `--player`: a checkpoint folder, a run
+    /// folder (its best checkpoint), or `shipped` (the built-in model for the rules).
+    #[arg(long, conflicts_with = "player")]
+    model: Option<String>,
+    /// Simulations of the `--model` search.
+    #[arg(long, default_value_t = 800, requires = "model")]
+    simulations: u32,
+    /// Moves to list.
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+    /// Search seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The AI's thinking time and search threads (default: the level's, on every core).
+    #[command(flatten)]
+    think: crate::thinking::ThinkArgs,
+}
+
+/// The arguments of `tafl arena`.
+#[derive(clap::Args, Debug)]
+struct ArenaArgs {
+    /// Player A (`random`, `greedy`, `mcts:rollout:800`, `level:3`, ...), or another
+    /// program through its engine protocol: `htp:COMMAND` (hnefatafl.org's), `otep:COMMAND`
+    /// (OpenTafl's), started for each game (an illegal or missing reply loses the game).
+    a: String,
+    /// Player B.
+    b: String,
+    /// Ruleset id or rules file.
+    #[arg(long)]
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// Games (rounded up to whole pairs).
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Seed of every game's players.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Plies after which a game ends with no result (0: none).
+    #[arg(long, default_value_t = 400)]
+    ply_limit: u32,
+    /// Uniformly random plies opening each pair (both games of a pair share it). Search
+    /// players without noise are deterministic: with no opening, every pair would repeat
+    /// the same two games.
+    #[arg(long, default_value_t = 4)]
+    opening_plies: u32,
+    /// Probability, each move, that either player plays a uniformly random legal move
+    /// instead of its own (the exploration rule of `tafl balance`'s skilled rows); a
+    /// level's own random moves stay where higher. Under rules where one side wins every
+    /// game between competent players, this is what lets a match measure strength.
+    #[arg(long, default_value_t = 0.0)]
+    exploration: f32,
+    /// Thinking time (both players; the default is each player's simulations).
+    #[command(flatten)]
+    think: crate::thinking::ThinkArgs,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// The arguments of `tafl balance`.
+#[derive(clap::Args, Debug)]
+struct BalanceArgs {
+    /// Rulesets (comma separated ids or rules files). Default: brandubh,tablut,hnefatafl;
+    /// with --strength-sweep RUN_DIR, the run's ruleset; with `--strength-sweep levels`,
+    /// exactly one ruleset is needed.
+    #[arg(long)]
+    rules: Option<String>,
+    /// Uniformly random games per ruleset (0: no random rows).
+    #[arg(long, default_value_t = 33000)]
+    random_games: u64,
+    /// Skilled games per ruleset (0: no skilled rows).
+    #[arg(long, default_value_t = 500)]
+    skilled_games: u64,
+    /// End a game with no result after this many plies (0: no limit).
+    #[arg(long, default_value_t = 400)]
+    ply_limit: u32,
+    /// Seed of the study: every game's seed derives from (seed, ruleset, row, game index).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Worker threads (default: all cores); the results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Folder for balance.md, balance.csv, balance.json and balance.png.
+    #[arg(long, default_value = "balance")]
+    out: std::path::PathBuf,
+    /// The player of both sides in skilled rows: `level:N` or a spec (`mcts:heuristic:200`,
+    /// `mcts:model=RUN:SIMS`, `mcts:model=shipped:200`). Default: tree search with the
+    /// hand-written evaluation at 1600 simulations, the same player under every ruleset.
+    #[arg(long, default_value = tafl_lab::balance::DEFAULT_SKILLED)]
+    skilled: String,
+    /// Exploration rule of skilled rows: each ply, the side to move plays a uniformly random
+    /// legal move with this probability (0 to 1); a level that makes more mistakes keeps its own.
+    #[arg(long, default_value_t = tafl_lab::balance::DEFAULT_EXPLORATION)]
+    exploration: f32,
+    /// Change a rule for this run, `KNOB=VALUE` as in the rules files (repeatable), for
+    /// example `--set repetition=defenders_lose --set encirclement=yes`.
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    sets: Vec<String>,
+    /// Play the rules as given and as changed by --set, side by side, with the change in each
+    /// share and whether its 95% interval excludes zero.
+    #[arg(long)]
+    compare: bool,
+    /// Balance against strength: a training run folder (each of its checkpoints plays both
+    /// sides, `mcts:model=CHECKPOINT:SIMS`) or `levels` (each level of configs/levels.toml).
+    /// Each point is --games games under the run's rules, with the exploration rule of
+    /// skilled rows. Writes balance-vs-strength.md, .csv, .json and .png to --out.
+    #[arg(
+        long,
+        value_name = "RUN_DIR|levels",
+        conflicts_with_all = ["random_games", "skilled_games", "skilled", "sets", "compare"]
+    )]
+    strength_sweep: Option<String>,
+    /// Games per point of --strength-sweep.
+    #[arg(long, default_value_t = tafl_lab::balance::sweep::DEFAULT_GAMES, requires = "strength_sweep")]
+    games: u64,
+    /// Simulations per move of the checkpoints in --strength-sweep (default: the run's
+    /// arena simulations, the strength its Elo was measured at).
+    #[arg(long, requires = "strength_sweep")]
+    simulations: Option<u32>,
+    /// Sweep every K-th checkpoint (or level): 0, K, 2K, ... and always the last.
+    #[arg(long, default_value_t = 1, requires = "strength_sweep")]
+    every: u32,
+    /// The x axis of balance-vs-strength.png: Elo when every point has one, else the
+    /// iteration (auto); or elo, iteration or step (training steps).
+    #[arg(long = "x", value_enum, default_value_t = tafl_lab::balance::sweep::XChoice::Auto, requires = "strength_sweep")]
+    x_axis: tafl_lab::balance::sweep::XChoice,
+}
+
+/// The arguments of `tafl engine`.
+#[derive(clap::Args, Debug)]
+struct EngineArgs {
+    /// The protocol spoken on stdin and stdout.
+    #[arg(long, value_enum, default_value_t = Protocol::Otep)]
+    protocol: Protocol,
+    /// Ruleset id or rules file for `htp` (OpenTafl sends its own rules to `otep`).
+    #[arg(long, default_value = "copenhagen")]
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// The player (`random`, `greedy`, `mcts:rollout:800`, `mcts:model=RUN:200`,
+    /// `level:N`); default: level 5, the strongest level, which makes no deliberate mistakes.
+    #[arg(long)]
+    player: Option<String>,
+    /// AI level (see configs/levels.toml), instead of --player.
+    #[arg(long, conflicts_with = "player")]
+    level: Option<u32>,
+    /// Seed of the AI's choices.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// How `htp` answers end: `htp` as hnefatafl.org's engine (a success with one newline,
+    /// an error with a blank line after it), or `gtp` (every answer with a blank line).
+    #[arg(long, value_enum, default_value_t = Framing::Htp)]
+    framing: Framing,
+    /// `htp` only: play as a networked engine of hnefatafl.org's server at HOST[:PORT]
+    /// (port 49152 unless given) instead of over stdin and stdout, connecting again when
+    /// the connection drops.
+    #[arg(long)]
+    host: Option<String>,
+    /// The AI's thinking time and search threads (default: the level's, on every core).
+    #[command(flatten)]
+    think: crate::thinking::ThinkArgs,
+}
+
+/// The arguments of `tafl export`.
+#[derive(clap::Args, Debug)]
+struct ExportArgs {
+    /// A checkpoint folder, or a training run folder (its best checkpoint).
+    checkpoint: String,
+    /// Folder to write the bundle into (created if needed).
+    #[arg(long)]
+    out: String,
+}
+
+/// The arguments of `tafl bench`.
+#[derive(clap::Args, Debug)]
+struct BenchArgs {
+    /// Rulesets to measure (comma separated).
+    #[arg(long, default_value = "brandubh,tablut,hnefatafl,copenhagen")]
+    rules: String,
+    /// Seconds per measurement.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
+    /// Also measure search simulations per second (Uniform, Rollout and Heuristic evaluators) on
+    /// this ruleset, one and two threads.
+    #[arg(long, value_parser = crate::common::parse_rules)]
+    search: Option<RulesArg>,
+    /// Also measure the network's forward passes on this ruleset's network (shipped, else a
+    /// fresh default one): positions and GFLOP/s per engine (burn, onnxruntime), batch
+    /// and thread count, with the fraction of the machine's peak.
+    #[arg(long, value_parser = crate::common::parse_rules)]
+    network: Option<RulesArg>,
+    /// Also play self-play games of this training config (`default`: the embedded
+    /// Brandubh config) with its rules' shipped model: games per hour and the evaluation
+    /// cache's hit rate (`tafl --inference burn bench ...` for the burn path).
+    #[arg(long)]
+    selfplay: Option<String>,
+    /// Games of `--selfplay`.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    games: u32,
 }
 
 /// Protocols of `tafl engine`.
@@ -373,101 +421,143 @@ pub fn run(cli: Cli) -> Result<(), String> {
     cli.inference.resolve().map_err(|e| format!("--inference: {e}"))?;
     tafl_nn::Inference::set_process_default(cli.inference);
     match cli.command {
-        Command::Train {
+        Command::Train(args) => args.run(),
+        Command::Rules(args) => args.run(),
+        Command::Perft(args) => args.run(),
+        Command::Random(args) => args.run(),
+        Command::Replay(args) => args.run(),
+        Command::Play(args) => args.run(),
+        Command::Analyze(args) => args.run(),
+        Command::Arena(args) => args.run(),
+        Command::Balance(args) => args.run(),
+        Command::Engine(args) => args.run(),
+        Command::Export(args) => args.run(),
+        Command::Bench(args) => args.run(),
+        Command::Serve(args) => crate::serve::run(args),
+    }
+}
+
+impl TrainArgs {
+    fn run(self) -> Result<(), String> {
+        let TrainArgs {
             config,
             out,
             resume,
             stop_after,
             quiet,
-        } => {
-            let options = tafl_trainer::TrainOptions { stop_after, quiet };
-            if let Some(dir) = resume {
-                return tafl_trainer::resume(std::path::Path::new(&dir), &options);
-            }
-            let (text, name) = match &config {
-                Some(path) => (
-                    tafl_engine::input::read_text(std::path::Path::new(path))
-                        .map_err(|e| format!("config `{path}`: {e}"))?,
-                    path.clone(),
-                ),
-                None => (
-                    tafl_trainer::DEFAULT_CONFIG.to_string(),
-                    "configs/train/brandubh.toml (embedded)".to_string(),
-                ),
-            };
-            let out = out.unwrap_or_else(|| {
-                let stem = config
-                    .as_deref()
-                    .and_then(|p| std::path::Path::new(p).file_stem())
-                    .map_or("brandubh".to_string(), |s| s.to_string_lossy().into_owned());
-                let secs = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs());
-                format!("runs/{stem}-{secs}")
-            });
-            tafl_trainer::start(&text, &name, std::path::Path::new(&out), &options)
+        } = self;
+        let options = tafl_trainer::TrainOptions { stop_after, quiet };
+        if let Some(dir) = resume {
+            return tafl_trainer::resume(std::path::Path::new(&dir), &options);
         }
-        Command::Rules {
+        let (text, name) = match &config {
+            Some(path) => (
+                tafl_engine::input::read_text(std::path::Path::new(path))
+                    .map_err(|e| format!("config `{path}`: {e}"))?,
+                path.clone(),
+            ),
+            None => (
+                tafl_trainer::DEFAULT_CONFIG.to_string(),
+                "configs/train/brandubh.toml (embedded)".to_string(),
+            ),
+        };
+        let out = out.unwrap_or_else(|| {
+            let stem = config
+                .as_deref()
+                .and_then(|p| std::path::Path::new(p).file_stem())
+                .map_or("brandubh".to_string(), |s| s.to_string_lossy().into_owned());
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            format!("runs/{stem}-{secs}")
+        });
+        tafl_trainer::start(&text, &name, std::path::Path::new(&out), &options)
+    }
+}
+
+impl RulesArgs {
+    fn run(self) -> Result<(), String> {
+        let RulesArgs {
             rules,
             toml,
             opentafl,
-        } => {
-            let rs = rules.ruleset;
-            let text = if opentafl {
-                format!("{}\n", ruleset_to_opentafl(&rs))
-            } else if toml {
-                rs.to_toml()
-            } else {
-                rules_panel(&rs)
-            };
-            // A name from a file may hold terminal escapes: they are shown, not obeyed.
-            print!("{}", tafl_engine::input::printable(&text, true, 4096));
-            Ok(())
-        }
-        Command::Perft {
+        } = self;
+        let rs = rules.ruleset;
+        let text = if opentafl {
+            format!("{}\n", ruleset_to_opentafl(&rs))
+        } else if toml {
+            rs.to_toml()
+        } else {
+            rules_panel(&rs)
+        };
+        // A name from a file may hold terminal escapes: they are shown, not obeyed.
+        print!("{}", tafl_engine::input::printable(&text, true, 4096));
+        Ok(())
+    }
+}
+
+impl PerftArgs {
+    fn run(self) -> Result<(), String> {
+        let PerftArgs {
             rules,
             depth,
             divide,
             threads,
-        } => {
-            let rs = rules.ruleset;
-            let max = tafl_lab::limits::MAX_PERFT_DEPTH;
-            if depth > max {
-                return Err(format!(
-                    "depth {depth} is too deep; at most {max} (no perft that deep ends, and its count would pass a 64-bit integer)"
-                ));
-            }
-            crate::perft_cmd::run(&rs, depth, divide, threads)
+        } = self;
+        let rs = rules.ruleset;
+        let max = tafl_lab::limits::MAX_PERFT_DEPTH;
+        if depth > max {
+            return Err(format!(
+                "depth {depth} is too deep; at most {max} (no perft that deep ends, and its count would pass a 64-bit integer)"
+            ));
         }
-        Command::Random {
+        crate::perft_cmd::run(&rs, depth, divide, threads)
+    }
+}
+
+impl RandomArgs {
+    fn run(self) -> Result<(), String> {
+        let RandomArgs {
             rules,
             games,
             seed,
             ply_limit,
             threads,
-        } => {
-            let rs = rules.ruleset;
-            let limit = (ply_limit > 0).then_some(ply_limit);
-            tafl_lab::limits::at_most("--games", games, tafl_lab::limits::MAX_RANDOM_GAMES)?;
-            crate::random_cmd::run(&rs, games, seed, limit, threads)
-        }
-        Command::Replay { rules, file } => {
-            let rs = rules.ruleset;
-            crate::replay_cmd::run(&rs, &file)
-        }
-        Command::Play {
+        } = self;
+        let rs = rules.ruleset;
+        let limit = (ply_limit > 0).then_some(ply_limit);
+        tafl_lab::limits::at_most("--games", games, tafl_lab::limits::MAX_RANDOM_GAMES)?;
+        crate::random_cmd::run(&rs, games, seed, limit, threads)
+    }
+}
+
+impl ReplayArgs {
+    fn run(self) -> Result<(), String> {
+        let ReplayArgs { rules, file } = self;
+        let rs = rules.ruleset;
+        crate::replay_cmd::run(&rs, &file)
+    }
+}
+
+impl PlayArgs {
+    fn run(self) -> Result<(), String> {
+        let PlayArgs {
             rules,
             side,
             level,
             seed,
             think,
-        } => {
-            let rs = rules.ruleset;
-            let side = crate::common::parse_side(&side, "--side")?;
-            let ai = think.apply(tafl_lab::players::level(level)?, tafl_lab::players::cores())?;
-            crate::play_cmd::run(&rs, side, &ai, seed)
-        }
-        Command::Analyze {
+        } = self;
+        let rs = rules.ruleset;
+        let side = crate::common::parse_side(&side, "--side")?;
+        let ai = think.apply(tafl_lab::players::level(level)?, tafl_lab::players::cores())?;
+        crate::play_cmd::run(&rs, side, &ai, seed)
+    }
+}
+
+impl AnalyzeArgs {
+    fn run(self) -> Result<(), String> {
+        let AnalyzeArgs {
             rules,
             position,
             to_move,
@@ -478,28 +568,32 @@ pub fn run(cli: Cli) -> Result<(), String> {
             top,
             seed,
             think,
-        } => {
-            let rs = rules.ruleset;
-            let to_move = to_move
-                .map(|s| crate::common::parse_side(&s, "--to-move"))
-                .transpose()?;
-            let player = match model {
-                Some(path) => format!("mcts:model={path}:{simulations}"),
-                None => player,
-            };
-            let moves: Vec<String> = moves.split_whitespace().map(String::from).collect();
-            let req = crate::analyze_cmd::Request {
-                position: position.as_deref(),
-                to_move,
-                moves: &moves,
-                player: &player,
-                top,
-                seed,
-                limit: think.limit()?,
-            };
-            crate::analyze_cmd::run(&rs, &req)
-        }
-        Command::Arena {
+        } = self;
+        let rs = rules.ruleset;
+        let to_move = to_move
+            .map(|s| crate::common::parse_side(&s, "--to-move"))
+            .transpose()?;
+        let player = match model {
+            Some(path) => format!("mcts:model={path}:{simulations}"),
+            None => player,
+        };
+        let moves: Vec<String> = moves.split_whitespace().map(String::from).collect();
+        let req = crate::analyze_cmd::Request {
+            position: position.as_deref(),
+            to_move,
+            moves: &moves,
+            player: &player,
+            top,
+            seed,
+            limit: think.limit()?,
+        };
+        crate::analyze_cmd::run(&rs, &req)
+    }
+}
+
+impl ArenaArgs {
+    fn run(self) -> Result<(), String> {
+        let ArenaArgs {
             a,
             b,
             rules,
@@ -510,95 +604,97 @@ pub fn run(cli: Cli) -> Result<(), String> {
             exploration,
             think,
             threads,
-        } => {
-            let rs = rules.ruleset;
-            let (a_spec, b_spec) = (a, b);
-            let (a, b) = (
-                tafl_lab::players::resolve(&a_spec)?,
-                tafl_lab::players::resolve(&b_spec)?,
-            );
-            if games == 0 {
-                return Err("--games must be at least 1".into());
-            }
-            tafl_lab::limits::at_most("--games", games, tafl_lab::limits::MAX_PLAYED_GAMES)?;
-            if ply_limit > 0 && opening_plies >= ply_limit {
-                return Err(format!(
-                    "--opening-plies {opening_plies} must be below --ply-limit {ply_limit}"
-                ));
-            }
-            if !(0.0..=1.0).contains(&exploration) {
-                return Err(format!(
-                    "--exploration: {exploration} is not a probability; allowed: 0 to 1"
-                ));
-            }
-            let settings = crate::arena_cmd::Settings {
-                games,
-                seed,
-                ply_limit: (ply_limit > 0).then_some(ply_limit),
-                opening_plies,
-                exploration,
-                limit: think.limit()?,
-                search_threads: think.search_threads(1)?,
-            };
-            let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules.text, &settings);
-            crate::arena_cmd::run(&rs, &a, &b, &settings, threads)?;
-            println!("rerun: {rerun}");
-            Ok(())
+        } = self;
+        let rs = rules.ruleset;
+        let (a_spec, b_spec) = (a, b);
+        let (a, b) = (
+            tafl_lab::players::resolve(&a_spec)?,
+            tafl_lab::players::resolve(&b_spec)?,
+        );
+        if games == 0 {
+            return Err("--games must be at least 1".into());
         }
-        Command::Balance {
+        tafl_lab::limits::at_most("--games", games, tafl_lab::limits::MAX_PLAYED_GAMES)?;
+        if ply_limit > 0 && opening_plies >= ply_limit {
+            return Err(format!(
+                "--opening-plies {opening_plies} must be below --ply-limit {ply_limit}"
+            ));
+        }
+        if !(0.0..=1.0).contains(&exploration) {
+            return Err(format!(
+                "--exploration: {exploration} is not a probability; allowed: 0 to 1"
+            ));
+        }
+        let settings = crate::arena_cmd::Settings {
+            games,
+            seed,
+            ply_limit: (ply_limit > 0).then_some(ply_limit),
+            opening_plies,
+            exploration,
+            limit: think.limit()?,
+            search_threads: think.search_threads(1)?,
+        };
+        let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules.text, &settings);
+        crate::arena_cmd::run(&rs, &a, &b, &settings, threads)?;
+        println!("rerun: {rerun}");
+        Ok(())
+    }
+}
+
+impl BalanceArgs {
+    fn run(self) -> Result<(), String> {
+        let BalanceArgs {
             rules,
+            random_games,
+            skilled_games,
             ply_limit,
             seed,
             threads,
             out,
+            skilled,
             exploration,
-            strength_sweep: Some(source),
+            sets,
+            compare,
+            strength_sweep,
             games,
             simulations,
             every,
             x_axis,
-            ..
-        } => tafl_lab::balance::sweep::run(&tafl_lab::balance::sweep::SweepRequest {
-            source,
-            rules,
-            games,
-            simulations,
-            every,
-            ply_limit,
-            seed,
-            threads,
-            out,
-            exploration,
-            x: x_axis,
-        }),
-        Command::Balance {
-            rules,
-            random_games,
-            skilled_games,
-            ply_limit,
-            seed,
-            threads,
-            out,
-            skilled,
-            exploration,
-            sets,
-            compare,
-            strength_sweep: None,
-            ..
-        } => tafl_lab::balance::run(&tafl_lab::balance::Request {
-            rules: rules.unwrap_or_else(|| tafl_lab::balance::DEFAULT_RULES.to_string()),
-            random_games,
-            skilled_games,
-            ply_limit,
-            seed,
-            threads,
-            out,
-            skilled,
-            exploration,
-            sets,
-            compare,
-        }),
-        Command::Engine {
+        } = self;
+        match strength_sweep {
+            Some(source) => tafl_lab::balance::sweep::run(&tafl_lab::balance::sweep::SweepRequest {
+                source,
+                rules,
+                games,
+                simulations,
+                every,
+                ply_limit,
+                seed,
+                threads,
+                out,
+                exploration,
+                x: x_axis,
+            }),
+            None => tafl_lab::balance::run(&tafl_lab::balance::Request {
+                rules: rules.unwrap_or_else(|| tafl_lab::balance::DEFAULT_RULES.to_string()),
+                random_games,
+                skilled_games,
+                ply_limit,
+                seed,
+                threads,
+                out,
+                skilled,
+                exploration,
+                sets,
+                compare,
+            }),
+        }
+    }
+}
+
+impl EngineArgs {
+    fn run(self) -> Result<(), String> {
+        let EngineArgs {
             protocol,
             rules,
             player,
@@ -607,78 +703,82 @@ pub fn run(cli: Cli) -> Result<(), String> {
             framing,
             host,
             think,
-        } => {
-            let player = match (player, level) {
-                (Some(spec), _) => tafl_lab::players::resolve(&spec)?,
-                (None, Some(n)) => tafl_lab::players::level(n)?,
-                (None, None) => tafl_lab::players::level(5)?,
-            };
-            // One game at a time: its searches can use every core. A clock the host sends
-            // (OTEP's `clock`, HTP's `time_settings`) replaces the player's own limit.
-            let mut player = think.apply(player, tafl_lab::players::cores())?;
-            if think.search_threads.is_none() {
-                // Hosts time their engines: every core, whatever the level's own limit.
-                player.threads = tafl_lab::players::cores();
-            }
-            let framing = match framing {
-                Framing::Htp => tafl_lab::htp::Framing::Htp,
-                Framing::Gtp => tafl_lab::htp::Framing::Gtp,
-            };
-            match (protocol, host) {
-                (Protocol::Otep, Some(_)) => Err("--host is for --protocol htp".into()),
-                (Protocol::Otep, None) => crate::otep_cmd::run(&player, seed),
-                (Protocol::Htp, host) => {
-                    let rs = rules.ruleset;
-                    match host {
-                        Some(h) => crate::htp_cmd::run_tcp(&rs, &player, seed, framing, &h),
-                        None => crate::htp_cmd::run(&rs, &player, seed, framing),
-                    }
+        } = self;
+        let player = match (player, level) {
+            (Some(spec), _) => tafl_lab::players::resolve(&spec)?,
+            (None, Some(n)) => tafl_lab::players::level(n)?,
+            (None, None) => tafl_lab::players::level(5)?,
+        };
+        // One game at a time: its searches can use every core. A clock the host sends
+        // (OTEP's `clock`, HTP's `time_settings`) replaces the player's own limit.
+        let mut player = think.apply(player, tafl_lab::players::cores())?;
+        if think.search_threads.is_none() {
+            // Hosts time their engines: every core, whatever the level's own limit.
+            player.threads = tafl_lab::players::cores();
+        }
+        let framing = match framing {
+            Framing::Htp => tafl_lab::htp::Framing::Htp,
+            Framing::Gtp => tafl_lab::htp::Framing::Gtp,
+        };
+        match (protocol, host) {
+            (Protocol::Otep, Some(_)) => Err("--host is for --protocol htp".into()),
+            (Protocol::Otep, None) => crate::otep_cmd::run(&player, seed),
+            (Protocol::Htp, host) => {
+                let rs = rules.ruleset;
+                match host {
+                    Some(h) => crate::htp_cmd::run_tcp(&rs, &player, seed, framing, &h),
+                    None => crate::htp_cmd::run(&rs, &player, seed, framing),
                 }
             }
         }
-        Command::Serve(args) => crate::serve::run(args),
-        Command::Export { checkpoint, out } => {
-            crate::export_cmd::run(std::path::Path::new(&checkpoint), std::path::Path::new(&out))
-        }
-        Command::Bench {
+    }
+}
+
+impl ExportArgs {
+    fn run(self) -> Result<(), String> {
+        let ExportArgs { checkpoint, out } = self;
+        crate::export_cmd::run(std::path::Path::new(&checkpoint), std::path::Path::new(&out))
+    }
+}
+
+impl BenchArgs {
+    fn run(self) -> Result<(), String> {
+        let BenchArgs {
             rules,
             seconds,
             search,
             network,
             selfplay,
             games,
-        } => {
-            let mut sets = Vec::new();
-            for id in rules.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                sets.push(Ruleset::load(id).map_err(|e| e.to_string())?);
-            }
-            if !(seconds > 0.0 && seconds.is_finite()) {
-                return Err("--seconds must be a positive number".into());
-            }
-            if seconds > 3600.0 {
-                return Err(format!(
-                    "--seconds: {seconds} is too long; at most 3600 (an hour)"
-                ));
-            }
-            crate::bench::run(&sets, seconds);
-            if let Some(id) = search {
-                let rs = Ruleset::load(&id).map_err(|e| e.to_string())?;
-                crate::bench::search(&rs, seconds);
-            }
-            if let Some(id) = network {
-                let rs = Ruleset::load(&id).map_err(|e| e.to_string())?;
-                crate::bench::network(&rs, seconds)?;
-            }
-            if let Some(file) = selfplay {
-                let config = if file == "default" {
-                    tafl_trainer::TrainConfig::parse(tafl_trainer::DEFAULT_CONFIG, "default")?
-                } else {
-                    let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
-                    tafl_trainer::TrainConfig::parse(&text, &file)?
-                };
-                crate::bench::selfplay(&config, games)?;
-            }
-            Ok(())
+        } = self;
+        let mut sets = Vec::new();
+        for id in rules.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            sets.push(Ruleset::load(id).map_err(|e| e.to_string())?);
         }
+        if !(seconds > 0.0 && seconds.is_finite()) {
+            return Err("--seconds must be a positive number".into());
+        }
+        if seconds > 3600.0 {
+            return Err(format!(
+                "--seconds: {seconds} is too long; at most 3600 (an hour)"
+            ));
+        }
+        crate::bench::run(&sets, seconds);
+        if let Some(rules) = search {
+            crate::bench::search(&rules.ruleset, seconds);
+        }
+        if let Some(rules) = network {
+            crate::bench::network(&rules.ruleset, seconds)?;
+        }
+        if let Some(file) = selfplay {
+            let config = if file == "default" {
+                tafl_trainer::TrainConfig::parse(tafl_trainer::DEFAULT_CONFIG, "default")?
+            } else {
+                let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
+                tafl_trainer::TrainConfig::parse(&text, &file)?
+            };
+            crate::bench::selfplay(&config, games)?;
+        }
+        Ok(())
     }
 }

@@ -7,7 +7,7 @@
 //! games that were not yet in a shard, or the training steps of the interrupted phase.
 
 use crate::arena::{play_match, Contender};
-use crate::config::{Promotion, TeacherEvaluator, TrainConfig};
+use crate::config::{Promotion, SelfPlaySection, TeacherEvaluator, TrainConfig};
 use crate::events::{Events, RunLog};
 pub use crate::run_dir::STATE_FILE;
 use crate::run_dir::{shard_name, RunDir};
@@ -24,7 +24,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 use tafl_engine::stats::Elo;
 use tafl_engine::MatchSettings;
-use tafl_engine::{game_seed, with_board, BitSet, Evaluator, Heuristic, Rollout, Rules, Ruleset};
+use tafl_engine::{game_seed, with_board, BitSet, Evaluator, Heuristic, Rollout, Rules, Ruleset, Side};
 use tafl_nn::burn::optim::AdamWConfig;
 use tafl_nn::burn::prelude::Device;
 use tafl_nn::{
@@ -33,6 +33,9 @@ use tafl_nn::{
 };
 
 const OPTIMIZER_FILE: &str = "optimizer.bin";
+
+/// An evaluator that self-play's threads share.
+type SharedEvaluator<B> = Arc<dyn Evaluator<B> + Send + Sync>;
 /// The most read of an optimizer state, per byte of its checkpoint's weights (it is 48 times
 /// the weights on Brandubh).
 const OPTIMIZER_PER_WEIGHT: u64 = 256;
@@ -554,7 +557,7 @@ impl<B: BitSet> Trainer<'_, B> {
         let sdir = self.run_dir.shards(it);
         std::fs::create_dir_all(&sdir).map_err(|e| format!("{}: {e}", sdir.display()))?;
         // Shards already written (a resumed run) hold the first games; only whole, readable ones count.
-        let (mut stats, mut shards) = self.shards_on_disk(it, &sdir);
+        let (stats, shards) = self.shards_on_disk(it, &sdir);
         let total = sp.games_per_iteration as u64;
         let first = stats.games.min(total);
         if first > 0 {
@@ -563,7 +566,35 @@ impl<B: BitSet> Trainer<'_, B> {
                 !self.options.quiet,
             );
         }
-        // The side to handicap is judged on the even games of the previous iteration.
+        let dominant = self.dominant_side(state, sp);
+        let threads = (sp.parallel_games as usize).min((total - first) as usize).max(1);
+        let (net, network) = self.selfplay_evaluator(state, teacher, sp, threads)?;
+        state.current.teacher = teacher;
+        let t0 = Instant::now();
+        let played = SelfPlayGames {
+            sp,
+            dir: &sdir,
+            first,
+            total,
+            threads,
+            dominant,
+        };
+        let stats = self.play_and_store(it, &played, net.as_ref(), stats, shards)?;
+        let secs = t0.elapsed().as_secs_f64();
+        let played = total - first;
+        state.current.selfplay = stats;
+        state.current.eval_cache_hit_rate = network.map(|n| n.stats().cache_hit_rate());
+        state.current.games_per_hour = if played > 0 && secs > 0.0 {
+            played as f64 * 3600.0 / secs
+        } else {
+            state.current.games_per_hour
+        };
+        Ok(())
+    }
+
+    /// The side to handicap this iteration: the one that won more than `handicap_above` of
+    /// the previous iteration's even games (none when handicaps are off), logged.
+    fn dominant_side(&self, state: &RunState, sp: &SelfPlaySection) -> Option<Side> {
         let dominant = state
             .history
             .last()
@@ -572,61 +603,87 @@ impl<B: BitSet> Trainer<'_, B> {
         if let Some(side) = dominant {
             self.log.line(
                 &format!(
-                    "iteration {it}: {side} won more than {:.0}% of last iteration's even games; they blunder in {:.0}% of games",
+                    "iteration {}: {side} won more than {:.0}% of last iteration's even games; they blunder in {:.0}% of games",
+                    state.iteration,
                     sp.handicap_above * 100.0,
                     sp.handicap_share * 100.0
                 ),
                 !self.options.quiet,
             );
         }
-        let threads = (sp.parallel_games as usize).min((total - first) as usize).max(1);
-        // The network, kept apart for its evaluation-cache figures.
-        let mut network = None;
-        let net: Arc<dyn Evaluator<B> + Send + Sync> = match teacher {
-            None => {
-                let n = self.load_net(state.best, threads)?;
-                self.log.line(
-                    &format!(
-                        "iteration {it}: self-play evaluates the network with {}",
-                        n.inference()
-                    ),
-                    !self.options.quiet,
-                );
-                network = Some(n.clone());
-                n
-            }
-            Some(t) => {
-                self.log.line(
-                    &format!(
-                        "iteration {it}: self-play searches with the teacher ({}, {} simulations), not the network",
-                        t.name(),
-                        sp.simulations
-                    ),
-                    !self.options.quiet,
-                );
-                match t {
-                    TeacherEvaluator::Heuristic => Arc::new(Heuristic),
-                    TeacherEvaluator::Rollout => Arc::new(Rollout {
-                        seed: self.config.seed,
-                        max_plies: sp.ply_limit,
-                        ..Rollout::default()
-                    }),
-                }
-            }
+        dominant
+    }
+
+    /// What self-play searches with: the teacher's classic evaluator in its iterations, else
+    /// the best network (also returned apart, for its evaluation-cache figures), logged.
+    fn selfplay_evaluator(
+        &self,
+        state: &RunState,
+        teacher: Option<TeacherEvaluator>,
+        sp: &SelfPlaySection,
+        threads: usize,
+    ) -> Result<(SharedEvaluator<B>, Option<Arc<NetEvaluator>>), String> {
+        let it = state.iteration;
+        let Some(t) = teacher else {
+            let n = self.load_net(state.best, threads)?;
+            self.log.line(
+                &format!(
+                    "iteration {it}: self-play evaluates the network with {}",
+                    n.inference()
+                ),
+                !self.options.quiet,
+            );
+            return Ok((n.clone(), Some(n)));
         };
-        state.current.teacher = teacher;
+        self.log.line(
+            &format!(
+                "iteration {it}: self-play searches with the teacher ({}, {} simulations), not the network",
+                t.name(),
+                sp.simulations
+            ),
+            !self.options.quiet,
+        );
+        let evaluator: SharedEvaluator<B> = match t {
+            TeacherEvaluator::Heuristic => Arc::new(Heuristic),
+            TeacherEvaluator::Rollout => Arc::new(Rollout {
+                seed: self.config.seed,
+                max_plies: sp.ply_limit,
+                ..Rollout::default()
+            }),
+        };
+        Ok((evaluator, None))
+    }
+
+    /// Plays games `first..total` of iteration `it` on `threads` threads and writes them to
+    /// replay shards of `games_per_shard` games as they finish (numbered on from `shards`);
+    /// returns `stats` with the new games' tallies merged in.
+    fn play_and_store(
+        &self,
+        it: u32,
+        games: &SelfPlayGames<'_>,
+        net: &(dyn Evaluator<B> + Send + Sync),
+        mut stats: SelfPlayStats,
+        mut shards: u64,
+    ) -> Result<SelfPlayStats, String> {
+        let SelfPlayGames {
+            sp,
+            dir,
+            first,
+            total,
+            threads,
+            dominant,
+        } = *games;
         let encoder = Encoder::new(self.ruleset);
         let bar = self.bar(total, &format!("iter {it} self-play"));
         bar.set_position(first);
         let next = AtomicU64::new(first);
-        let t0 = Instant::now();
         let (tx, rx) = mpsc::channel();
         let seed = game_seed(self.config.seed, it as u64);
         let mut write_error = None;
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 let tx = tx.clone();
-                let (net, encoder, next) = (&net, &encoder, &next);
+                let (encoder, next) = (&encoder, &next);
                 scope.spawn(move || loop {
                     let g = next.fetch_add(1, Ordering::Relaxed);
                     if g >= total {
@@ -634,7 +691,7 @@ impl<B: BitSet> Trainer<'_, B> {
                     }
                     let game = play_game(
                         self.rules,
-                        net.as_ref(),
+                        net,
                         encoder,
                         sp,
                         game_seed(seed, g),
@@ -656,7 +713,7 @@ impl<B: BitSet> Trainer<'_, B> {
                 samples.extend(game.samples);
                 shard_stats.merge(&game.stats);
                 if shard_stats.games == sp.games_per_shard as u64 || done == total {
-                    let base = sdir.join(shard_name(shards));
+                    let base = dir.join(shard_name(shards));
                     let json = serde_json::to_string(&shard_stats).unwrap_or_default();
                     let r = write_shard(&base.with_extension("bin"), encoder.input_len(), &samples).and_then(
                         |_| {
@@ -675,19 +732,10 @@ impl<B: BitSet> Trainer<'_, B> {
             }
         });
         bar.finish_and_clear();
-        if let Some(e) = write_error {
-            return Err(format!("writing a replay shard: {e}"));
+        match write_error {
+            Some(e) => Err(format!("writing a replay shard: {e}")),
+            None => Ok(stats),
         }
-        let secs = t0.elapsed().as_secs_f64();
-        let played = total - first;
-        state.current.selfplay = stats;
-        state.current.eval_cache_hit_rate = network.map(|n| n.stats().cache_hit_rate());
-        state.current.games_per_hour = if played > 0 && secs > 0.0 {
-            played as f64 * 3600.0 / secs
-        } else {
-            state.current.games_per_hour
-        };
-        Ok(())
     }
 
     /// The shards of iteration `it` already on disk (a resumed run): their tallies and count.
@@ -1192,4 +1240,17 @@ impl<B: BitSet> Trainer<'_, B> {
                 .line(&format!("warning: TensorBoard events: {e}"), !self.options.quiet);
         }
     }
+}
+
+/// The games one self-play phase plays: which, how, and where their shards go.
+#[derive(Clone, Copy)]
+struct SelfPlayGames<'a> {
+    sp: &'a SelfPlaySection,
+    dir: &'a Path,
+    /// Games already on disk (a resumed run); play starts here.
+    first: u64,
+    total: u64,
+    threads: usize,
+    /// The side handicapped in a share of the games, if any.
+    dominant: Option<Side>,
 }
