@@ -1,7 +1,7 @@
 //! Reference perft counts from `engine/tests/data/perft.txt`, checked two ways: the bit-parallel
 //! counter and the per-piece move lists.
 
-use tafl_engine::{perft, perft_divide, with_board, Position, Ruleset};
+use tafl_engine::{perft, perft_divide, with_board, BitSet, Position, Rules, Ruleset};
 
 fn cases() -> Vec<(String, u32, u64)> {
     let text = include_str!("data/perft.txt");
@@ -15,14 +15,38 @@ fn cases() -> Vec<(String, u32, u64)> {
         .collect()
 }
 
+/// The second way: leaves counted over the listed legal moves of every node (the move list
+/// the search and the game use), where `perft` counts the last ply with the bit-parallel
+/// counter and walks per-piece target sets above it.
+fn perft_by_lists<B: BitSet>(rules: &Rules<B>, pos: &Position<B>, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut total = 0;
+    for &mv in pos.moves(rules).iter() {
+        let mut child = *pos;
+        let effect = child.play_unchecked(rules, mv);
+        if depth == 1 {
+            total += 1;
+        } else if child.decisive_outcome(rules, &effect).is_none() {
+            total += perft_by_lists(rules, &child, depth - 1);
+        }
+    }
+    total
+}
+
 #[test]
 fn reference_counts_match() {
     let cases = cases();
     assert!(cases.len() >= 15);
     for (id, depth, expected) in cases {
         let rs = Ruleset::builtin(&id);
-        let got = with_board!(&rs, B, rules => perft(&rules, &Position::<B>::start(&rules), depth));
-        assert_eq!(got, expected, "{id} perft {depth}");
+        let (counted, listed) = with_board!(&rs, B, rules => {
+            let start = Position::<B>::start(&rules);
+            (perft(&rules, &start, depth), perft_by_lists(&rules, &start, depth))
+        });
+        assert_eq!(counted, expected, "{id} perft {depth} (bit-parallel counter)");
+        assert_eq!(listed, expected, "{id} perft {depth} (move lists)");
     }
 }
 
