@@ -12,8 +12,42 @@
 //! - [`limits`] and [`work`]: the bounds on what a caller may ask for, the worker pool and the
 //!   progress bars that long work shares.
 //!
-//! Depends on the engine, the network crate and the trainer (for run folders and their
-//! recorded Elo); the `tafl` binary is a command line over this crate.
+//! Depends on the engine, the network crate and the trainer (for run folders, their recorded
+//! Elo and the shipped models); the `tafl` binary is a command line over this crate.
+//!
+//! A level's move under Brandubh, then a small balance study (what `tafl balance` runs):
+//!
+//! ```
+//! use tafl_engine::{with_board, Game, Ruleset};
+//!
+//! let ruleset = Ruleset::builtin("brandubh");
+//! let level = tafl_lab::players::level(4)?;
+//! let legal = with_board!(&ruleset, B, rules => {
+//!     let mut player = tafl_lab::players::build(&level, 1, &rules)?;
+//!     let game = Game::new(&rules);
+//!     let (mv, _) = player.choose(&rules, &game).expect("a move from the start");
+//!     game.position().moves(&rules).as_slice().contains(&mv)
+//! });
+//! assert!(legal);
+//!
+//! let out = std::env::temp_dir().join(format!("tafl-lab-doc-{}", std::process::id()));
+//! tafl_lab::balance::run(&tafl_lab::balance::Request {
+//!     rules: "brandubh".into(),
+//!     random_games: 100,
+//!     skilled_games: 0,
+//!     ply_limit: 400,
+//!     seed: 1,
+//!     threads: Some(1),
+//!     out: out.clone(),
+//!     skilled: "level:3".into(),
+//!     exploration: 0.1,
+//!     sets: Vec::new(),
+//!     compare: false,
+//! })?;
+//! assert!(out.join("balance.json").exists());
+//! # let _ = std::fs::remove_dir_all(&out);
+//! # Ok::<(), String>(())
+//! ```
 
 #![warn(missing_docs)]
 

@@ -1,4 +1,5 @@
-//! Player specs on the command line: engine specs plus `level:N` from `configs/levels.toml`.
+//! Players by name: engine player specs, `level:N` from `configs/levels.toml` (or a site's
+//! file through `TAFL_LEVELS`), and the networks they load, shared between players.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
