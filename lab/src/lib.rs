@@ -9,6 +9,8 @@
 //!   levels): [`balance::run`], [`balance::sweep::run`].
 //! - [`external_player`], over [`engine_process`]: another program, spoken to through one
 //!   of the engine protocols ([`otep`], [`htp`]: typed messages, no I/O), as a player.
+//! - [`models`] and [`shipped`] (the trainer's, re-exported): a model from a run or
+//!   checkpoint folder, or the one shipped for the rules in play.
 //! - [`limits`] and [`work`]: the bounds on what a caller may ask for, the worker pool and the
 //!   progress bars that long work shares.
 //!
@@ -50,6 +52,10 @@
 //! ```
 
 #![warn(missing_docs)]
+
+/// The model store, as the trainer keeps it (it loads models for its ladder too): run and
+/// checkpoint folders, their recorded Elo, and the shipped models built into the program.
+pub use tafl_trainer::{models, shipped};
 
 pub mod balance;
 pub mod engine_process;
