@@ -230,9 +230,8 @@ impl Resolved {
     }
 }
 
-/// The cores of this machine: the search threads of a single game (play, engine protocols).
+/// The search threads of a single game (play, engine protocols): the cores, at most the 64 a
+/// search may use.
 pub fn cores() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(64)
+    crate::limits::cores().min(64)
 }
