@@ -571,7 +571,7 @@ impl<B: BitSet> Trainer<'_, B> {
         let (net, network) = self.selfplay_evaluator(state, teacher, sp, threads)?;
         state.current.teacher = teacher;
         let t0 = Instant::now();
-        let played = SelfPlayGames {
+        let games = SelfPlayGames {
             sp,
             dir: &sdir,
             first,
@@ -579,7 +579,7 @@ impl<B: BitSet> Trainer<'_, B> {
             threads,
             dominant,
         };
-        let stats = self.play_and_store(it, &played, net.as_ref(), stats, shards)?;
+        let stats = self.play_and_store(it, &games, net.as_ref(), stats, shards)?;
         let secs = t0.elapsed().as_secs_f64();
         let played = total - first;
         state.current.selfplay = stats;
