@@ -95,6 +95,13 @@ pub struct SelfPlaySection {
     /// both ways, so both sides' value targets show wins. These positions record no sample;
     /// the games keep their value targets, since both sides play by the same rule. 0: none.
     pub exploration: f32,
+    /// Weight of the full search's root value in each sample's value target (lc0's
+    /// "q ratio"): the target is `(1 - w)` times the game's result plus `w` times the
+    /// searched value as a win/loss distribution. Under rules where one side wins nearly
+    /// every game, the result says little about a position that the search's value does not
+    /// say better: it separates a lost position from a nearly lost one. Only samples with a
+    /// result get it (see trainer/src/selfplay.rs). 0: the result alone (AlphaZero).
+    pub search_value_weight: f32,
     /// Network evaluations kept in the evaluation cache shared by self-play's searches (and
     /// the arena's): positions met again (transpositions, the openings every game passes
     /// through) cost a lookup instead of a forward pass. 0: no cache.
@@ -128,6 +135,7 @@ impl Default for SelfPlaySection {
             handicap_above: 0.8,
             handicap_blunder: 0.5,
             exploration: 0.0,
+            search_value_weight: 0.0,
             eval_cache: 200_000,
             inference: tafl_nn::Inference::Auto,
         }
@@ -171,6 +179,11 @@ pub struct TeacherSection {
     pub simulations: u32,
     /// Games per teacher iteration.
     pub games_per_iteration: u32,
+    /// `selfplay.search_value_weight` for the teacher's games (unset: the same as
+    /// self-play's). Learning the teacher's searched values distils its search into the
+    /// network: a network that evaluates a position as the teacher's deep search did
+    /// needs fewer simulations for the same play.
+    pub search_value_weight: Option<f32>,
 }
 
 impl Default for TeacherSection {
@@ -180,6 +193,7 @@ impl Default for TeacherSection {
             iterations: 0,
             simulations: 200,
             games_per_iteration: 400,
+            search_value_weight: None,
         }
     }
 }
@@ -351,6 +365,7 @@ impl TrainConfig {
             simulations: t.simulations,
             fast_simulations: fast,
             games_per_iteration: t.games_per_iteration,
+            search_value_weight: t.search_value_weight.unwrap_or(s.search_value_weight),
             ..s.clone()
         };
         (sp, Some(t.evaluator))
@@ -473,6 +488,11 @@ impl TrainConfig {
             "must be within 0..=1",
         )?;
         check(
+            (0.0..=1.0).contains(&s.search_value_weight),
+            "selfplay.search_value_weight",
+            "must be within 0..=1",
+        )?;
+        check(
             s.eval_cache <= 20_000_000,
             "selfplay.eval_cache",
             "must be within 0..=20000000 (entries)",
@@ -484,6 +504,11 @@ impl TrainConfig {
             "must not exceed iterations",
         )?;
         check(t.simulations >= 1, "teacher.simulations", "must be at least 1")?;
+        check(
+            t.search_value_weight.is_none_or(|w| (0.0..=1.0).contains(&w)),
+            "teacher.search_value_weight",
+            "must be within 0..=1",
+        )?;
         check(
             (1..=MAX_GAMES).contains(&t.games_per_iteration),
             "teacher.games_per_iteration",
@@ -629,6 +654,15 @@ mod tests {
         let (sp, t) = c.selfplay_at(3);
         assert_eq!(t, None);
         assert_eq!(sp, c.selfplay);
+        // The teacher's searched-value weight is self-play's unless it sets its own.
+        assert_eq!(c.selfplay_at(1).0.search_value_weight, 0.0);
+        let own = TrainConfig::parse(
+            "rules = \"tablut\"\niterations = 3\n[selfplay]\nsearch_value_weight = 0.25\n[teacher]\niterations = 1\nsearch_value_weight = 0.5\n",
+            "x",
+        )
+        .unwrap();
+        assert_eq!(own.selfplay_at(1).0.search_value_weight, 0.5);
+        assert_eq!(own.selfplay_at(2).0.search_value_weight, 0.25);
         let none = TrainConfig::parse("rules = \"brandubh\"\n", "x").unwrap();
         assert_eq!(none.selfplay_at(1).1, None, "no teacher unless asked for");
     }
@@ -653,6 +687,19 @@ mod tests {
         let e =
             TrainConfig::parse("rules = \"brandubh\"\n[selfplay]\nhandicap_above = 0.3\n", "x").unwrap_err();
         assert!(e.contains("selfplay.handicap_above"), "{e}");
+        for (extra, key) in [
+            (
+                "[selfplay]\nsearch_value_weight = 1.5\n",
+                "selfplay.search_value_weight",
+            ),
+            (
+                "[teacher]\nsearch_value_weight = -0.1\n",
+                "teacher.search_value_weight",
+            ),
+        ] {
+            let e = TrainConfig::parse(&format!("rules = \"brandubh\"\n{extra}"), "x").unwrap_err();
+            assert!(e.contains(key), "{e}");
+        }
     }
 
     #[test]

@@ -158,7 +158,8 @@ pub fn play_game<B: BitSet>(
         ..full.clone()
     };
     let mut search = Search::new(full.clone(), &game, seed);
-    let mut pending: Vec<(Sample, Side, u32)> = Vec::new();
+    // Each recorded sample, the side to move, its ply and its search's root value.
+    let mut pending: Vec<(Sample, Side, u32, f32)> = Vec::new();
     let mut stats = SelfPlayStats {
         games: 1,
         ..SelfPlayStats::default()
@@ -204,7 +205,7 @@ pub fn play_game<B: BitSet>(
                 0.0,
             );
             stats.policy_entropy_sum += entropy(&result.policy);
-            pending.push((sample, me, game.ply()));
+            pending.push((sample, me, game.ply(), result.value));
         }
         // Handicapped games never resign and do not count in the resignation check: the
         // values are for even play.
@@ -261,13 +262,16 @@ pub fn play_game<B: BitSet>(
     let unfinished = resigned_by.is_none() && game.outcome().is_some_and(|o| o.reason == Reason::PlyLimit);
     let samples: Vec<Sample> = pending
         .into_iter()
-        .map(|(mut s, side, ply)| {
+        .map(|(mut s, side, ply, q)| {
             s.wdl = match winner {
                 _ if unfinished || last_blunder.is_some_and(|b| ply <= b) => [0.0, 0.0, 0.0],
                 Some(w) if w == side => [1.0, 0.0, 0.0],
                 Some(_) => [0.0, 0.0, 1.0],
                 None => [0.0, 1.0, 0.0],
             };
+            if s.wdl != [0.0; 3] {
+                s.wdl = blend_search_value(s.wdl, q, cfg.search_value_weight);
+            }
             // Plies left; the batch scales it by tafl_nn::MOVES_LEFT_SCALE.
             s.moves_left = (plies - ply) as f32;
             s
@@ -275,6 +279,17 @@ pub fn play_game<B: BitSet>(
         .collect();
     stats.no_value_target = samples.iter().filter(|s| s.wdl == [0.0; 3]).count() as u64;
     SelfPlayGame { samples, stats }
+}
+
+/// `(1 - weight) * result + weight * [(1 + q) / 2, 0, (1 - q) / 2]`, with `q` clamped to
+/// [-1, 1]: still a distribution summing to 1, so the loss counts it as one value target.
+fn blend_search_value(result: [f32; 3], q: f32, weight: f32) -> [f32; 3] {
+    if weight <= 0.0 {
+        return result;
+    }
+    let q = if q.is_finite() { q.clamp(-1.0, 1.0) } else { 0.0 };
+    let searched = [(1.0 + q) / 2.0, 0.0, (1.0 - q) / 2.0];
+    std::array::from_fn(|i| (1.0 - weight) * result[i] + weight * searched[i])
 }
 
 fn entropy(p: &[f32]) -> f64 {
@@ -425,6 +440,48 @@ mod tests {
         assert_eq!(stopped.stats.no_result, 1);
         assert!(stopped.samples.iter().all(|s| s.wdl == [0.0; 3]));
         assert_eq!(stopped.stats.no_value_target, stopped.stats.samples);
+    }
+
+    #[test]
+    fn the_search_value_weight_blends_each_result_with_its_searched_value() {
+        let rs = Ruleset::builtin("brandubh");
+        let rules = Rules::<u128>::new(&rs).unwrap();
+        let encoder = Encoder::new(&rs);
+        let heuristic = tafl_engine::Heuristic;
+        let play = |w: f32, seed: u64| {
+            let mut cfg = config(0.0, 0.0);
+            cfg.full_search_probability = 1.0;
+            cfg.ply_limit = 400;
+            cfg.search_value_weight = w;
+            play_game(&rules, &heuristic, &encoder, &cfg, seed, false, None)
+        };
+        let mut differ = 0;
+        for seed in 0..3 {
+            let (result, searched, half) = (play(0.0, seed), play(1.0, seed), play(0.5, seed));
+            // The weight changes the targets only, never the game.
+            assert_eq!(result.stats, searched.stats);
+            assert_eq!(result.stats, half.stats);
+            for ((r, s), h) in result.samples.iter().zip(&searched.samples).zip(&half.samples) {
+                assert_eq!(r.policy, h.policy);
+                if r.wdl == [0.0; 3] {
+                    assert_eq!(s.wdl, [0.0; 3], "no result, no value target");
+                    continue;
+                }
+                assert!(r.wdl.contains(&1.0), "a result is one outcome: {:?}", r.wdl);
+                assert!((s.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+                assert_eq!(s.wdl[1], 0.0);
+                for i in 0..3 {
+                    assert!((h.wdl[i] - (r.wdl[i] + s.wdl[i]) / 2.0).abs() < 1e-6);
+                }
+                differ += (s.wdl != r.wdl) as u32;
+            }
+        }
+        assert!(differ > 0, "the searched values are not the results");
+        assert_eq!(
+            blend_search_value([1.0, 0.0, 0.0], f32::NAN, 1.0),
+            [0.5, 0.0, 0.5]
+        );
+        assert_eq!(blend_search_value([0.0, 0.0, 1.0], 3.0, 0.25), [0.25, 0.0, 0.75]);
     }
 
     #[test]
