@@ -661,33 +661,40 @@ impl BalanceArgs {
             every,
             x_axis,
         } = self;
+        let stop = tafl_lab::balance::stop_on_ctrl_c();
         match strength_sweep {
-            Some(source) => tafl_lab::balance::sweep::run(&tafl_lab::balance::sweep::SweepRequest {
-                source,
-                rules,
-                games,
-                simulations,
-                every,
-                ply_limit,
-                seed,
-                threads,
-                out,
-                exploration,
-                x: x_axis,
-            }),
-            None => tafl_lab::balance::run(&tafl_lab::balance::Request {
-                rules: rules.unwrap_or_else(|| tafl_lab::balance::DEFAULT_RULES.to_string()),
-                random_games,
-                skilled_games,
-                ply_limit,
-                seed,
-                threads,
-                out,
-                skilled,
-                exploration,
-                sets,
-                compare,
-            }),
+            Some(source) => {
+                let req = tafl_lab::balance::sweep::SweepRequest {
+                    source,
+                    rules,
+                    games,
+                    simulations,
+                    every,
+                    ply_limit,
+                    seed,
+                    threads,
+                    out,
+                    exploration,
+                    x: x_axis,
+                };
+                tafl_lab::balance::sweep::run(&req, stop)
+            }
+            None => {
+                let req = tafl_lab::balance::Request {
+                    rules: rules.unwrap_or_else(|| tafl_lab::balance::DEFAULT_RULES.to_string()),
+                    random_games,
+                    skilled_games,
+                    ply_limit,
+                    seed,
+                    threads,
+                    out,
+                    skilled,
+                    exploration,
+                    sets,
+                    compare,
+                };
+                tafl_lab::balance::run(&req, stop)
+            }
         }
     }
 }

@@ -33,6 +33,8 @@
 //! assert!(legal);
 //!
 //! let out = std::env::temp_dir().join(format!("tafl-lab-doc-{}", std::process::id()));
+//! // A host that wants Ctrl-C to stop the study passes `balance::stop_on_ctrl_c()` instead.
+//! let stop = std::sync::atomic::AtomicBool::new(false);
 //! tafl_lab::balance::run(&tafl_lab::balance::Request {
 //!     rules: "brandubh".into(),
 //!     random_games: 100,
@@ -45,7 +47,7 @@
 //!     exploration: 0.1,
 //!     sets: Vec::new(),
 //!     compare: false,
-//! })?;
+//! }, &stop)?;
 //! assert!(out.join("balance.json").exists());
 //! # let _ = std::fs::remove_dir_all(&out);
 //! # Ok::<(), String>(())

@@ -19,10 +19,12 @@ mod table;
 
 pub use intervals::Share;
 pub use knobs::{parse_sets, KnobSetting};
+pub use run::stop_on_ctrl_c;
 
 use crate::players::Resolved;
 use serde::Serialize;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use tafl_engine::{with_board, GameTally, Ruleset};
 
 /// The rulesets of the default study.
@@ -344,15 +346,15 @@ impl Plan {
 }
 
 /// Runs the study: plays the rows (random rows first, they are quick), rewrites the outputs
-/// after each, and prints the table.
-pub fn run(req: &Request) -> Result<(), String> {
+/// after each, and prints the table. Raising `stop` (as [`stop_on_ctrl_c`]'s handler does)
+/// ends it after the games in flight, keeping the rows already finished.
+pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
     let pool = crate::work::pool(req.threads)?;
     // Planned inside the pool: a model player's network, loaded while checking the plan, is
     // sized for the pool's threads, so its batches fill instead of waiting out a timeout.
     let plan = pool.install(|| Plan::new(req))?;
     std::fs::create_dir_all(&req.out)
         .map_err(|e| format!("--out `{}`: cannot create the folder: {e}", req.out.display()))?;
-    let stop = run::stop_flag();
     let mut done: Vec<Option<GameTally>> = vec![None; plan.rows.len()];
     let order: Vec<usize> = (0..plan.rows.len())
         .filter(|&i| plan.rows[i].play == Play::Random)
@@ -390,4 +392,34 @@ fn finished(plan: &Plan, done: &[Option<GameTally>]) -> Vec<Row> {
         .zip(done)
         .filter_map(|(spec, s)| s.map(|stats| Row { spec: *spec, stats }))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_study_whose_stop_flag_is_raised_keeps_only_its_finished_rows() {
+        let out = std::env::temp_dir().join(format!("tafl-lab-stop-{}", std::process::id()));
+        let req = Request {
+            rules: "brandubh,tablut".into(),
+            random_games: 20,
+            skilled_games: 0,
+            ply_limit: 400,
+            seed: 1,
+            threads: Some(1),
+            out: out.clone(),
+            skilled: "level:2".into(),
+            exploration: 0.1,
+            sets: Vec::new(),
+            compare: false,
+        };
+        // The caller's flag, not a process-wide handler: raised before the first row.
+        let stop = AtomicBool::new(true);
+        let e = run(&req, &stop).unwrap_err();
+        assert!(e.contains("interrupted: 0 of 2 rows"), "{e}");
+        run(&req, &AtomicBool::new(false)).unwrap();
+        assert!(out.join("balance.json").exists());
+        let _ = std::fs::remove_dir_all(&out);
+    }
 }

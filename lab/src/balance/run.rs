@@ -1,4 +1,4 @@
-//! Playing a study's rows in parallel: per-game seeds, progress bars and the `Ctrl-C` flag.
+//! Playing a study's rows in parallel: per-game seeds, progress bars and the stop flag (raised by `Ctrl-C` in the program).
 
 use super::{Plan, Play, RowSpec};
 use crate::players::{build, Resolved};
@@ -9,11 +9,13 @@ use std::sync::OnceLock;
 use std::time::Instant;
 use tafl_engine::{game_seed, play_game, random_game, with_board, BitSet, GameTally, Outcome, Rules};
 
-static STOP: AtomicBool = AtomicBool::new(false);
-
-/// The flag `Ctrl-C` raises. The first `Ctrl-C` lets the games in flight end and discards the
-/// row in progress; a second one quits at once (the outputs of finished rows are on disk).
-pub fn stop_flag() -> &'static AtomicBool {
+/// Installs a `Ctrl-C` handler that raises the returned flag, for a program that runs a study
+/// or sweep and has no handler of its own (a library leaves the process's signals to its host,
+/// so [`super::run`] and [`super::sweep::run`] take the flag instead). The first `Ctrl-C` lets
+/// the games in flight end and discards the row in progress; a second one quits at once (the
+/// outputs of finished rows are on disk). Installing twice returns the same flag.
+pub fn stop_on_ctrl_c() -> &'static AtomicBool {
+    static STOP: AtomicBool = AtomicBool::new(false);
     static HANDLER: OnceLock<()> = OnceLock::new();
     HANDLER.get_or_init(|| {
         let installed = ctrlc::set_handler(|| {

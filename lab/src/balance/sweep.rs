@@ -9,7 +9,7 @@
 //! point being `iter-NNNN` or `level-N` rather than a path, so the outputs are byte-identical
 //! whatever the thread count, and a point's games stay the same when `--every` thins the others.
 
-use super::run::{row_seed, skilled_row, stop_flag};
+use super::run::{row_seed, skilled_row};
 use super::{sweep_outputs, table, Play};
 use crate::players::Resolved;
 use serde::Serialize;
@@ -484,13 +484,13 @@ fn x_axis(choice: XChoice, source: Source, points: &[Point]) -> Result<XAxis, St
 }
 
 /// Runs the sweep: plays the points in order, rewrites the outputs after each, prints the table.
-pub fn run(req: &SweepRequest) -> Result<(), String> {
+/// Raising `stop` ends it after the games in flight, keeping the points already finished.
+pub fn run(req: &SweepRequest, stop: &AtomicBool) -> Result<(), String> {
     let pool = crate::work::pool(req.threads)?;
     // Planned inside the pool: networks loaded to check the plan are sized for its threads.
     let plan = pool.install(|| SweepPlan::new(req))?;
     std::fs::create_dir_all(&req.out)
         .map_err(|e| format!("--out `{}`: cannot create the folder: {e}", req.out.display()))?;
-    let stop = stop_flag();
     let mut done: Vec<GameTally> = Vec::new();
     for point in &plan.points {
         let played = pool.install(|| play_point(&plan, point, stop));
