@@ -24,6 +24,8 @@ pub struct Settings {
     pub limit: ThinkingLimit,
     /// Threads of each player's search.
     pub search_threads: usize,
+    /// How those threads share a search (the players' own setting is replaced).
+    pub parallel: tafl_engine::Parallelism,
 }
 
 /// A word of a shell command line: as it is when it is plain, else in single quotes.
@@ -56,6 +58,9 @@ pub fn command_line(a: &str, b: &str, rules: &str, s: &Settings) -> String {
     }
     if s.search_threads != 1 {
         line.push_str(&format!(" --search-threads {}", s.search_threads));
+    }
+    if s.parallel != tafl_engine::Parallelism::Root {
+        line.push_str(&format!(" --parallel {}", s.parallel));
     }
     line
 }
@@ -129,7 +134,10 @@ pub fn run(
         limit: settings.limit,
         search_threads: settings.search_threads,
     };
-    let (a, b) = (&a.for_rules(rs), &b.for_rules(rs));
+    let (mut a, mut b) = (a.for_rules(rs), b.for_rules(rs));
+    a.parallel = settings.parallel;
+    b.parallel = settings.parallel;
+    let (a, b) = (&a, &b);
     let bar = crate::common::progress_bar(games as u64, "arena");
     // Inside the pool, so that network players batch for as many callers as there are threads.
     let result =
@@ -152,11 +160,14 @@ pub fn run(
     }
     if settings.limit != ThinkingLimit::Simulations {
         println!(
-            "thinking time: {} for both players ({} search thread(s) each); {} game(s) lost on time",
-            settings.limit, settings.search_threads, result.on_time
+            "thinking time: {} for both players ({} search thread(s) each, {} parallel); {} game(s) lost on time",
+            settings.limit, settings.search_threads, settings.parallel, result.on_time
         );
     } else if settings.search_threads != 1 {
-        println!("{} search threads a player", settings.search_threads);
+        println!(
+            "{} search threads a player ({} parallel)",
+            settings.search_threads, settings.parallel
+        );
     }
     Ok(())
 }
@@ -175,6 +186,7 @@ mod tests {
             exploration: 0.1,
             limit: ThinkingLimit::Simulations,
             search_threads: 1,
+            parallel: tafl_engine::Parallelism::Root,
         };
         assert_eq!(
             command_line("mcts:model=shipped:100", "mcts:heuristic:100", "brandubh", &s),
@@ -186,6 +198,11 @@ mod tests {
             ..s
         };
         assert!(command_line("a", "b", "brandubh", &timed).ends_with(" --clock 10+0.1 --search-threads 2"));
+        let tree = Settings {
+            parallel: tafl_engine::Parallelism::Tree,
+            ..timed
+        };
+        assert!(command_line("a", "b", "brandubh", &tree).ends_with(" --search-threads 2 --parallel tree"));
         let line = command_line("mcts:model=my run's/x:8", "random", "a b.toml", &s);
         assert!(
             line.starts_with("tafl arena 'mcts:model=my run'\\''s/x:8' random --rules 'a b.toml' "),

@@ -39,22 +39,29 @@ pub fn search(rs: &Ruleset, seconds: f64) {
                 println!("{:<22} search {:<10} {threads} thread(s) {:>12.0} simulations/s", rs.id(), eval.name(), rate);
             }
         }
-        // One search on several threads (root parallelism, as `--search-threads` plays): the
+        // One player's search on several threads, both ways `--parallel` offers: the
         // simulations a second one player gets out of a time limit.
-        for threads in [1usize, 2] {
-            let rate = one_search_rate(&rules, threads, seconds);
+        use tafl_engine::Parallelism;
+        for (threads, parallel) in [(1usize, Parallelism::Root), (2, Parallelism::Root), (2, Parallelism::Tree)] {
+            let rate = one_search_rate(&rules, threads, parallel, seconds);
             println!(
-                "{:<22} one search heuristic   {threads} thread(s) {:>12.0} simulations/s",
+                "{:<22} one search heuristic   {threads} thread(s) {:>12.0} simulations/s{}",
                 rs.id(),
-                rate
+                rate,
+                if threads > 1 { format!(" ({parallel} parallel)") } else { String::new() }
             );
         }
     });
 }
 
 /// Simulations per second of one `mcts:heuristic` player thinking a fixed time per move on
-/// `threads` search threads, over a few moves from the start.
-fn one_search_rate<B: BitSet>(rules: &Rules<B>, threads: usize, seconds: f64) -> f64 {
+/// `threads` search threads sharing the work as `parallel` says, over a few moves from the start.
+fn one_search_rate<B: BitSet>(
+    rules: &Rules<B>,
+    threads: usize,
+    parallel: tafl_engine::Parallelism,
+    seconds: f64,
+) -> f64 {
     use tafl_engine::{classic_evaluator, Game, Player, PlayerSpec, SearchConfig, ThinkingLimit};
     let Ok(spec) = PlayerSpec::parse("mcts:heuristic") else {
         return 0.0;
@@ -63,6 +70,7 @@ fn one_search_rate<B: BitSet>(rules: &Rules<B>, threads: usize, seconds: f64) ->
         return 0.0;
     };
     player.threads = threads;
+    player.parallel = parallel;
     let moves = 4;
     player.limit = ThinkingLimit::MoveTime(std::time::Duration::from_secs_f64(seconds / moves as f64));
     let mut game = Game::new(rules);

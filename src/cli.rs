@@ -633,6 +633,7 @@ impl ArenaArgs {
             exploration,
             limit: think.limit()?,
             search_threads: think.search_threads(1)?,
+            parallel: think.parallel,
         };
         let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules.text, &settings);
         crate::arena_cmd::run(&rs, &a, &b, &settings, threads)?;

@@ -132,6 +132,7 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
                     fallback: None,
                     limit: ai.limit,
                     threads: ai.threads,
+                    parallel: ai.parallel,
                     follow_clock: false,
                 };
                 let mut helper: Player<B> = build(&hinter, seed ^ 0x4117, rules)?;

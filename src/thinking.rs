@@ -1,5 +1,5 @@
 //! The thinking-time options shared by `tafl arena`, `tafl play` and `tafl analyze`: a time per
-//! move, a game clock, and search threads.
+//! move, a game clock, and search threads and how they share a search.
 
 use tafl_engine::ThinkingLimit;
 use tafl_lab::players::Resolved;
@@ -14,9 +14,13 @@ pub struct ThinkArgs {
     /// managed move by move (more time where the best move is unclear, never the whole clock).
     #[arg(long, value_name = "BASE+INC", conflicts_with = "movetime")]
     pub clock: Option<String>,
-    /// Threads of each search (independent trees whose root statistics are merged).
+    /// Threads of each search.
     #[arg(long, value_name = "N")]
     pub search_threads: Option<usize>,
+    /// How a search's threads share the work: `root` (independent trees whose root
+    /// statistics are merged) or `tree` (one tree, threads kept apart by virtual loss).
+    #[arg(long, value_name = "root|tree", default_value = "root")]
+    pub parallel: tafl_engine::Parallelism,
 }
 
 impl ThinkArgs {
@@ -44,7 +48,9 @@ impl ThinkArgs {
     pub fn apply(&self, player: Resolved, default_threads: usize) -> Result<Resolved, String> {
         let limit = self.limit()?;
         let threads = self.search_threads.map(|_| self.search_threads(1)).transpose()?;
-        Ok(player.thinking(limit, threads, default_threads))
+        let mut player = player.thinking(limit, threads, default_threads);
+        player.parallel = self.parallel;
+        Ok(player)
     }
 }
 

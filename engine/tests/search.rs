@@ -684,3 +684,88 @@ fn a_clock_caps_a_player_that_thinks_by_simulations() {
     assert!(t0.elapsed() < std::time::Duration::from_secs(30));
     assert!(res.unwrap().simulations < 3_000_000);
 }
+
+#[test]
+fn one_tree_searched_by_two_threads_counts_every_simulation_once_and_finds_wins() {
+    let r = rules("brandubh");
+    // From the start: the simulations are the config's exactly, the visits below the root add
+    // up to them, and the move is legal, with every evaluator.
+    let game = Game::new(&r);
+    for eval in evaluators() {
+        let config = SearchConfig {
+            simulations: 600,
+            batch_size: 8,
+            solver: false,
+            ..SearchConfig::default()
+        };
+        let mut s = Search::new(config, &game, 3);
+        let res = s
+            .run_shared(&r, eval.as_ref(), 0.0, Deadline::none(), 2)
+            .expect("a move");
+        assert_eq!(res.simulations, 600, "{}", eval.name());
+        let visits: u32 = res.moves.iter().map(|m| m.visits).sum();
+        assert_eq!(
+            visits + 1,
+            600,
+            "{}: the root's own expansion is one",
+            eval.name()
+        );
+        assert!(game.position().moves(&r).as_slice().contains(&res.best));
+        assert_eq!(s.root_visits(), 600);
+    }
+    // A one-move escape is found and proven by the shared tree as by one thread.
+    let pos = Position::from_diagram(
+        &r,
+        "
+        7 # . K A . . #
+        6 . . . A . . .
+        5 . . . . . . .
+        4 A A D . D A A
+        3 . . . D . . .
+        2 . . . A . . .
+        1 # . . A . . #
+          a b c d e f g",
+        Side::Defenders,
+    )
+    .unwrap();
+    let game = Game::from_position(&r, pos);
+    for eval in evaluators() {
+        let config = SearchConfig {
+            simulations: 400,
+            ..SearchConfig::default()
+        };
+        let res = Search::new(config, &game, 7)
+            .run_shared(&r, eval.as_ref(), 0.0, Deadline::none(), 2)
+            .unwrap();
+        assert_eq!(res.best.text(7), "c7-a7", "{}", eval.name());
+        assert_eq!(res.proven, Some(Proven::Win));
+    }
+}
+
+#[test]
+fn a_tree_parallel_player_plays_legal_moves_on_two_threads() {
+    let r = rules("hnefatafl");
+    let mut a = player("mcts:heuristic:300", 5);
+    let mut d = player("mcts:heuristic:300", 6);
+    for p in [&mut a, &mut d] {
+        p.threads = 2;
+        p.parallel = Parallelism::Tree;
+    }
+    let mut game = Game::new(&r).with_ply_limit(Some(24));
+    while game.outcome().is_none() {
+        let p = if game.position().to_move() == Side::Attackers {
+            &mut a
+        } else {
+            &mut d
+        };
+        let (mv, res) = p.choose(&r, &game).unwrap();
+        let res = res.unwrap();
+        // One tree: the simulations are the spec's, not split between trees.
+        assert!(
+            res.simulations >= 300 || res.proven.is_some(),
+            "{}",
+            res.simulations
+        );
+        game.play(&r, mv).expect("a legal move");
+    }
+}

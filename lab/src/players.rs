@@ -27,6 +27,8 @@ pub struct Resolved {
     pub limit: ThinkingLimit,
     /// Search threads.
     pub threads: usize,
+    /// How the search threads share a move: merged trees (the default) or one shared tree.
+    pub parallel: tafl_engine::Parallelism,
     /// Whether a protocol host's clock replaces the player's own limit (a level with
     /// `use_clock`, the strongest by default: it uses the time it is given), or only caps it
     /// (other levels and explicit player specs keep their budget, never more than the clock
@@ -53,6 +55,7 @@ impl Resolved {
                 fallback: None,
                 limit: self.limit,
                 threads: self.threads,
+                parallel: self.parallel,
                 follow_clock: self.follow_clock,
             },
             _ => self.clone(),
@@ -77,6 +80,7 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
         fallback: None,
         limit: ThinkingLimit::Simulations,
         threads: 1,
+        parallel: tafl_engine::Parallelism::Root,
         follow_clock: false,
     })
 }
@@ -137,6 +141,7 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         fallback,
         limit,
         threads: 1,
+        parallel: tafl_engine::Parallelism::Root,
         follow_clock: l.use_clock,
     })
 }
@@ -199,6 +204,7 @@ pub fn build<B: BitSet>(r: &Resolved, seed: u64, rules: &Rules<B>) -> Result<Pla
     p.exploration = r.exploration;
     p.limit = r.limit;
     p.threads = r.threads.max(1);
+    p.parallel = r.parallel;
     Ok(p)
 }
 

@@ -15,6 +15,39 @@ pub enum RootSelection {
     Gumbel,
 }
 
+/// How a player's search threads share the work of one move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Parallelism {
+    /// Independent trees, one a thread, their root statistics merged: no locking, but each
+    /// tree sees only its share of the simulations.
+    #[default]
+    Root,
+    /// One tree for every thread, kept apart by virtual loss ([`crate::Search::run_shared`]):
+    /// every simulation deepens the same tree, at the cost of a lock around the tree walk.
+    Tree,
+}
+
+impl std::str::FromStr for Parallelism {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "root" => Ok(Parallelism::Root),
+            "tree" => Ok(Parallelism::Tree),
+            _ => Err(format!("`{s}`: expected `root` or `tree`")),
+        }
+    }
+}
+
+impl std::fmt::Display for Parallelism {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Parallelism::Root => "root",
+            Parallelism::Tree => "tree",
+        })
+    }
+}
+
 /// Parameters of one search. Every field has a default (see [`SearchConfig::default`]), so a
 /// config file names only what it changes; unknown keys are errors.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -313,16 +313,7 @@ impl<B: BitSet> Search<B> {
         if self.nodes[self.root].num_children == 0 {
             return None;
         }
-        if self.config.dirichlet_epsilon > 0.0 {
-            let kids = self.nodes[self.root].children();
-            let noise = noise::dirichlet(&mut self.rng, self.config.dirichlet_alpha, kids.len());
-            let eps = self.config.dirichlet_epsilon;
-            self.root_priors = Some(
-                kids.zip(noise)
-                    .map(|(c, n)| (1.0 - eps) * self.nodes[c].prior + eps * n)
-                    .collect(),
-            );
-        }
+        self.add_root_noise();
         let total = self.config.simulations;
         let mut gumbel_choice = None;
         match self.config.root {
@@ -346,6 +337,20 @@ impl<B: BitSet> Search<B> {
             }
         }
         Some(self.result(temperature, gumbel_choice, done))
+    }
+
+    /// Mixes Dirichlet noise into the root's priors, where the config asks for it.
+    fn add_root_noise(&mut self) {
+        if self.config.dirichlet_epsilon > 0.0 {
+            let kids = self.nodes[self.root].children();
+            let noise = noise::dirichlet(&mut self.rng, self.config.dirichlet_alpha, kids.len());
+            let eps = self.config.dirichlet_epsilon;
+            self.root_priors = Some(
+                kids.zip(noise)
+                    .map(|(c, n)| (1.0 - eps) * self.nodes[c].prior + eps * n)
+                    .collect(),
+            );
+        }
     }
 
     fn root_solved(&self) -> bool {
@@ -480,6 +485,20 @@ impl<B: BitSet> Search<B> {
         want: u32,
         forced: &[usize],
     ) -> u32 {
+        let (pending, backed) = self.collect_leaves(rules, want, forced);
+        let evaluated = evaluate_leaves(rules, evaluator, pending);
+        backed + self.apply_evaluations(evaluated)
+    }
+
+    /// Descends to up to `want` leaves under virtual loss (see [`Search::simulate_batch`]
+    /// for `forced`); returns them and how many simulations ended without the evaluator
+    /// (terminal or solved nodes, already backed up).
+    fn collect_leaves(
+        &mut self,
+        rules: &Rules<B>,
+        want: u32,
+        forced: &[usize],
+    ) -> (Vec<PendingLeaf<B>>, u32) {
         let mut pending: Vec<PendingLeaf<B>> = Vec::new();
         let mut ran = 0;
         let mut collisions = 0;
@@ -502,27 +521,85 @@ impl<B: BitSet> Search<B> {
                 break;
             }
         }
-        if pending.is_empty() {
-            return ran;
-        }
-        let lists: Vec<_> = pending.iter().map(|p| p.game.position().moves(rules)).collect();
-        let inputs: Vec<EvalInput<B>> = pending
-            .iter()
-            .zip(&lists)
-            .map(|(p, l)| EvalInput {
-                position: p.game.position(),
-                moves: l.as_slice(),
-                occurrences: p.game.occurrences().min(255) as u8,
-                ply: p.game.ply(),
-            })
-            .collect();
-        let evals = evaluator.evaluate(rules, &inputs);
-        for ((leaf, list), eval) in pending.iter().zip(&lists).zip(evals) {
-            let value_stm = self.expand(rules, leaf, list.as_slice(), &eval.priors, eval.wdl.value());
+        (pending, ran)
+    }
+
+    /// Expands each evaluated leaf and backs its value up; returns how many.
+    fn apply_evaluations(&mut self, evaluated: Vec<EvaluatedLeaf<B>>) -> u32 {
+        let mut ran = 0;
+        for (leaf, children, wins, value) in evaluated {
+            let value_stm = self.expand(&leaf, children, wins, value);
             self.backup(&leaf.path, -value_stm, true);
             ran += 1;
         }
         ran
+    }
+
+    /// [`Search::run_until`] with `threads` threads in this one tree (tree parallelism):
+    /// each thread descends to its batch of leaves under the tree's lock, with virtual loss
+    /// steering the threads apart, evaluates them (move generation and the evaluator) outside
+    /// it, then expands and backs up under the lock again. The simulations are the config's,
+    /// shared by the threads. The Gumbel root's sequential halving is sequential by design:
+    /// under it, or with one thread, this is [`Search::run_until`].
+    pub fn run_shared(
+        &mut self,
+        rules: &Rules<B>,
+        evaluator: &dyn Evaluator<B>,
+        temperature: f32,
+        deadline: Deadline,
+        threads: usize,
+    ) -> Option<SearchResult> {
+        if threads <= 1 || self.config.root == RootSelection::Gumbel {
+            return self.run_until(rules, evaluator, temperature, deadline);
+        }
+        if self.game.outcome().is_some() {
+            return None;
+        }
+        let mut done = 0u32;
+        if self.nodes[self.root].state == State::Unexpanded {
+            done += self.simulate_batch(rules, evaluator, 1, &[]);
+        }
+        if self.nodes[self.root].num_children == 0 {
+            return None;
+        }
+        self.add_root_noise();
+        let total = self.config.simulations;
+        let batch = self.config.batch_size;
+        // The tree, the simulations finished, and those claimed (finished or in flight).
+        let shared = std::sync::Mutex::new((self, done, done));
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| loop {
+                    let pending = {
+                        let Ok(mut guard) = shared.lock() else { return };
+                        let (tree, _, claimed) = &mut *guard;
+                        if *claimed >= total
+                            || tree.root_solved()
+                            || tree.nodes.len() >= MAX_NODES
+                            || deadline.reached(|| tree.best_is_clear())
+                        {
+                            return;
+                        }
+                        let want = (total - *claimed).min(batch);
+                        let (pending, backed) = tree.collect_leaves(rules, want, &[]);
+                        *claimed += pending.len() as u32 + backed;
+                        guard.1 += backed;
+                        pending
+                    };
+                    if pending.is_empty() {
+                        // Every leaf in reach waits for another thread's evaluation.
+                        std::thread::yield_now();
+                        continue;
+                    }
+                    let evaluated = evaluate_leaves(rules, evaluator, pending);
+                    let Ok(mut guard) = shared.lock() else { return };
+                    let ran = guard.0.apply_evaluations(evaluated);
+                    guard.1 += ran;
+                });
+            }
+        });
+        let (tree, done, _) = shared.into_inner().ok()?;
+        Some(tree.result(temperature, None, done))
     }
 
     /// Walks from the root to a leaf, adding virtual loss on the way.
@@ -612,58 +689,22 @@ impl<B: BitSet> Search<B> {
         best
     }
 
-    /// Creates the children of a leaf; returns the leaf's value for its side to move. Moves
-    /// that end the game at once (escape, king capture, fort, encirclement) are found here,
-    /// without the evaluator, and make the leaf a proven win.
-    fn expand(
-        &mut self,
-        rules: &Rules<B>,
-        leaf: &PendingLeaf<B>,
-        moves: &[Move],
-        priors: &[f32],
-        value: f32,
-    ) -> f32 {
+    /// Attaches a leaf's children (from [`leaf_children`]); returns the leaf's value for its
+    /// side to move: a proven win when a child ends the game in its favour.
+    fn expand(&mut self, leaf: &PendingLeaf<B>, children: Vec<Node>, wins: bool, value: f32) -> f32 {
         let node = *leaf.path.last().unwrap_or(&self.root);
-        let pos = leaf.game.position();
         let first = self.nodes.len();
-        let uniform = 1.0 / moves.len().max(1) as f32;
-        let mut wins = false;
-        // Positions already seen twice on this line (the game's history and the path through
-        // the tree, since the last capture): a move back to one ends the game by repetition,
-        // and the side to move here must see that now, not only if it happens to search it.
-        let twice = leaf.game.repeated_twice(rules);
-        for (i, &mv) in moves.iter().enumerate() {
-            let p = priors
-                .get(i)
-                .copied()
-                .filter(|p| p.is_finite() && *p >= 0.0)
-                .unwrap_or(uniform);
-            let mut child = Node::new(mv, p);
-            if !twice.is_empty() || might_end_game(rules, pos, mv) {
-                let mut after = *pos;
-                let eff = after.play_unchecked(rules, mv);
-                let outcome = after.decisive_outcome(rules, &eff).or_else(|| {
-                    (!eff.captured.any() && twice.contains(&after.hash()))
-                        .then(|| repetition_outcome(rules, 3, pos.to_move()))
-                        .flatten()
-                });
-                if let Some(o) = outcome {
-                    child.state = State::Terminal;
-                    child.proven = Some(Proven::of_game(o.winner, pos.to_move()));
-                    wins |= child.proven == Some(Proven::Win);
-                }
-            }
-            self.nodes.push(child);
-        }
+        let count = children.len();
+        self.nodes.extend(children);
         let n = &mut self.nodes[node];
         n.first_child = first as u32;
-        n.num_children = moves.len() as u32;
+        n.num_children = count as u32;
         n.state = State::Expanded;
         if wins && self.config.solver {
             n.proven = Some(Proven::Loss);
             return 1.0;
         }
-        if moves.is_empty() {
+        if count == 0 {
             // Only reachable when the position has no move but the game did not record it.
             n.state = State::Terminal;
             n.proven = Some(Proven::Win);
@@ -931,6 +972,87 @@ pub fn merge_results(
         pv,
         simulations,
     })
+}
+
+/// The children of a leaf whose position is `game`'s, with `priors` (one per move; a missing
+/// or bad one is uniform), and whether one of them wins at once for the side to move. Moves
+/// that end the game at once (escape, king capture, fort, encirclement, a third occurrence)
+/// are found here, without the evaluator. Needs no access to the tree.
+fn leaf_children<B: BitSet>(
+    rules: &Rules<B>,
+    game: &Game<B>,
+    moves: &[Move],
+    priors: &[f32],
+) -> (Vec<Node>, bool) {
+    let pos = game.position();
+    let uniform = 1.0 / moves.len().max(1) as f32;
+    let mut wins = false;
+    // Positions already seen twice on this line (the game's history and the path through
+    // the tree, since the last capture): a move back to one ends the game by repetition,
+    // and the side to move here must see that now, not only if it happens to search it.
+    let twice = game.repeated_twice(rules);
+    let mut children = Vec::with_capacity(moves.len());
+    for (i, &mv) in moves.iter().enumerate() {
+        let p = priors
+            .get(i)
+            .copied()
+            .filter(|p| p.is_finite() && *p >= 0.0)
+            .unwrap_or(uniform);
+        let mut child = Node::new(mv, p);
+        if !twice.is_empty() || might_end_game(rules, pos, mv) {
+            let mut after = *pos;
+            let eff = after.play_unchecked(rules, mv);
+            let outcome = after.decisive_outcome(rules, &eff).or_else(|| {
+                (!eff.captured.any() && twice.contains(&after.hash()))
+                    .then(|| repetition_outcome(rules, 3, pos.to_move()))
+                    .flatten()
+            });
+            if let Some(o) = outcome {
+                child.state = State::Terminal;
+                child.proven = Some(Proven::of_game(o.winner, pos.to_move()));
+                wins |= child.proven == Some(Proven::Win);
+            }
+        }
+        children.push(child);
+    }
+    (children, wins)
+}
+
+/// A leaf, its children, whether one wins at once, and the evaluator's value: ready to attach.
+type EvaluatedLeaf<B> = (PendingLeaf<B>, Vec<Node>, bool, f32);
+
+/// Generates the leaves' moves and evaluates them in one call; needs no access to the tree,
+/// so tree-parallel threads run it outside the tree's lock.
+fn evaluate_leaves<B: BitSet>(
+    rules: &Rules<B>,
+    evaluator: &dyn Evaluator<B>,
+    pending: Vec<PendingLeaf<B>>,
+) -> Vec<EvaluatedLeaf<B>> {
+    if pending.is_empty() {
+        return Vec::new();
+    }
+    let lists: Vec<_> = pending.iter().map(|p| p.game.position().moves(rules)).collect();
+    let inputs: Vec<EvalInput<B>> = pending
+        .iter()
+        .zip(&lists)
+        .map(|(p, l)| EvalInput {
+            position: p.game.position(),
+            moves: l.as_slice(),
+            occurrences: p.game.occurrences().min(255) as u8,
+            ply: p.game.ply(),
+        })
+        .collect();
+    let evals = evaluator.evaluate(rules, &inputs);
+    drop(inputs);
+    pending
+        .into_iter()
+        .zip(lists)
+        .zip(evals)
+        .map(|((p, l), e)| {
+            let (children, wins) = leaf_children(rules, &p.game, l.as_slice(), &e.priors);
+            (p, children, wins, e.wdl.value())
+        })
+        .collect()
 }
 
 enum Descent<B: BitSet> {

@@ -16,7 +16,7 @@ pub use arena::{
     PlayerFactory, OPENING_SEED,
 };
 pub use classic::{Rollout, Uniform};
-pub use config::{RootSelection, SearchConfig};
+pub use config::{Parallelism, RootSelection, SearchConfig};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
 pub use heuristic::{Features, Heuristic};
 pub use mcts::{merge_results, MoveStat, Proven, Search, SearchResult, MAX_NODES};

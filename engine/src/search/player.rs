@@ -180,9 +180,11 @@ pub struct Player<B: BitSet> {
     /// until set, when a clock limit's base time is assumed. With a simulations limit the
     /// clock only caps the search, so that the player never runs out of time.
     pub clock: Option<Clock>,
-    /// Search threads: independent trees searched at once, their root statistics merged
-    /// (root parallelism). 1 by default; a game against a person can use every core.
+    /// Search threads. 1 by default; a game against a person can use every core.
     pub threads: usize,
+    /// How the threads share a move's search: independent trees merged at the root (the
+    /// default), or one shared tree.
+    pub parallel: super::config::Parallelism,
     /// A time past which no search goes, whatever the limit (a server's deadline for the
     /// request that asked for the move); `None` by default.
     pub cutoff: Option<std::time::Instant>,
@@ -230,6 +232,7 @@ impl<B: BitSet> Player<B> {
             limit: ThinkingLimit::Simulations,
             clock: None,
             threads: 1,
+            parallel: super::config::Parallelism::Root,
             cutoff: None,
         })
     }
@@ -248,6 +251,7 @@ impl<B: BitSet> Player<B> {
             limit: ThinkingLimit::Simulations,
             clock: None,
             threads: 1,
+            parallel: super::config::Parallelism::Root,
             cutoff: None,
         }
     }
@@ -335,6 +339,11 @@ impl<B: BitSet> Player<B> {
                 searches,
             } => {
                 let threads = self.threads.clamp(1, 256);
+                // One tree searched by every thread, or one tree a thread.
+                let (threads, shared) = match self.parallel {
+                    super::config::Parallelism::Tree => (1, threads),
+                    super::config::Parallelism::Root => (threads, 1),
+                };
                 let timed = self.limit != ThinkingLimit::Simulations;
                 let mut cfg = config.clone();
                 if timed {
@@ -363,7 +372,7 @@ impl<B: BitSet> Player<B> {
                 }
                 let temperature = self.temperature;
                 let result = if threads == 1 {
-                    searches[0].run_until(rules, evaluator.as_ref(), temperature, deadline)?
+                    searches[0].run_shared(rules, evaluator.as_ref(), temperature, deadline, shared)?
                 } else {
                     let eval = evaluator.as_ref();
                     let results: Vec<Option<SearchResult>> = std::thread::scope(|scope| {

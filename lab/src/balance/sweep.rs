@@ -397,6 +397,7 @@ fn checkpoint_points(dir: &Path, req: &SweepRequest) -> Result<(Ruleset, u32, Ve
                     fallback: None,
                     limit: tafl_engine::ThinkingLimit::Simulations,
                     threads: 1,
+                    parallel: tafl_engine::Parallelism::Root,
                     follow_clock: false,
                 },
             })
@@ -614,6 +615,7 @@ mod tests {
                 fallback: None,
                 limit: tafl_engine::ThinkingLimit::Simulations,
                 threads: 1,
+                parallel: tafl_engine::Parallelism::Root,
                 follow_clock: false,
             },
             model: None,
