@@ -129,6 +129,22 @@ impl<B: BitSet> Game<B> {
         self.outcome
     }
 
+    /// Plays a legal move that the caller knows does not end the game (search, walking down
+    /// its tree through nodes already found to go on): the position, history and move list
+    /// are kept as [`Game::play_unchecked`] keeps them, without the end-of-game checks, which
+    /// cost a look at every move of the side to move.
+    pub(crate) fn play_known(&mut self, rules: &Rules<B>, mv: Move) {
+        let effect = self.position.play_unchecked(rules, mv);
+        self.moves.push(Played {
+            mv,
+            captured: effect.captured,
+        });
+        if effect.captured.any() {
+            self.history.clear();
+        }
+        self.history.push(self.position.hash());
+    }
+
     fn after_move(&mut self, rules: &Rules<B>, effect: &MoveEffect<B>) -> Option<Outcome> {
         let pos = &self.position;
         if let Some(o) = pos.decisive_outcome(rules, effect) {

@@ -630,15 +630,16 @@ impl<B: BitSet> Search<B> {
                 Some(c) if node == self.root => c,
                 _ => self.select(node),
             };
-            game.play_unchecked(rules, self.nodes[child].mv);
             path.push(child);
             node = child;
-            if self.nodes[child].state == State::Unexpanded {
-                if let Some(o) = game.outcome() {
-                    let mover = game.position().to_move().opponent();
-                    self.nodes[child].state = State::Terminal;
-                    self.nodes[child].proven = Some(Proven::of_game(o.winner, mover));
-                }
+            if self.nodes[child].state != State::Unexpanded {
+                // Visited before: whether the game ends here is known (a Terminal node
+                // stops the walk above), so the end-of-game checks are skipped.
+                game.play_known(rules, self.nodes[child].mv);
+            } else if let Some(o) = game.play_unchecked(rules, self.nodes[child].mv) {
+                let mover = game.position().to_move().opponent();
+                self.nodes[child].state = State::Terminal;
+                self.nodes[child].proven = Some(Proven::of_game(o.winner, mover));
             }
         }
     }
