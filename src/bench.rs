@@ -40,39 +40,45 @@ pub fn search(rs: &Ruleset, seconds: f64) {
             }
         }
         // One player's search on several threads, both ways `--parallel` offers: the
-        // simulations a second one player gets out of a time limit.
+        // simulations a second one player gets out of a time limit. The network player too,
+        // where a model was shipped for these rules: its evaluations cost far more than the
+        // tree walk, which is what a shared tree's lock serialises.
         use tafl_engine::Parallelism;
-        for (threads, parallel) in [(1usize, Parallelism::Root), (2, Parallelism::Root), (2, Parallelism::Tree)] {
-            let rate = one_search_rate(&rules, threads, parallel, seconds);
-            println!(
-                "{:<22} one search heuristic   {threads} thread(s) {:>12.0} simulations/s{}",
-                rs.id(),
-                rate,
-                if threads > 1 { format!(" ({parallel} parallel)") } else { String::new() }
-            );
+        let mut players = vec!["mcts:heuristic"];
+        if tafl_lab::shipped::for_rules(rs).is_ok() {
+            players.push("mcts:model=shipped");
+        }
+        for spec in players {
+            for (threads, parallel) in [(1usize, Parallelism::Root), (2, Parallelism::Root), (2, Parallelism::Tree)] {
+                match one_search_rate(&rules, spec, threads, parallel, seconds) {
+                    Ok(rate) => println!(
+                        "{:<22} one search {spec:<18} {threads} thread(s) {:>12.0} simulations/s{}",
+                        rs.id(),
+                        rate,
+                        if threads > 1 { format!(" ({parallel} parallel)") } else { String::new() }
+                    ),
+                    Err(e) => eprintln!("{spec}: {e}"),
+                }
+            }
         }
     });
 }
 
-/// Simulations per second of one `mcts:heuristic` player thinking a fixed time per move on
-/// `threads` search threads sharing the work as `parallel` says, over a few moves from the start.
+/// Simulations per second of one `spec` player thinking a fixed time per move on `threads`
+/// search threads sharing the work as `parallel` says, over a few moves from the start.
 fn one_search_rate<B: BitSet>(
     rules: &Rules<B>,
+    spec: &str,
     threads: usize,
     parallel: tafl_engine::Parallelism,
     seconds: f64,
-) -> f64 {
-    use tafl_engine::{classic_evaluator, Game, Player, PlayerSpec, SearchConfig, ThinkingLimit};
-    let Ok(spec) = PlayerSpec::parse("mcts:heuristic") else {
-        return 0.0;
-    };
-    let Ok(mut player) = Player::new(&spec, 1, &SearchConfig::default(), &classic_evaluator) else {
-        return 0.0;
-    };
-    player.threads = threads;
-    player.parallel = parallel;
+) -> Result<f64, String> {
+    use tafl_engine::{Game, ThinkingLimit};
     let moves = 4;
-    player.limit = ThinkingLimit::MoveTime(std::time::Duration::from_secs_f64(seconds / moves as f64));
+    let limit = ThinkingLimit::MoveTime(std::time::Duration::from_secs_f64(seconds / moves as f64));
+    let mut resolved = tafl_lab::players::resolve(spec)?.thinking(limit, Some(threads), threads);
+    resolved.parallel = parallel;
+    let mut player = tafl_lab::players::build(&resolved, 1, rules)?;
     let mut game = Game::new(rules);
     let t0 = Instant::now();
     let mut sims = 0u64;
@@ -86,7 +92,7 @@ fn one_search_rate<B: BitSet>(
             break;
         }
     }
-    sims as f64 / t0.elapsed().as_secs_f64()
+    Ok(sims as f64 / t0.elapsed().as_secs_f64())
 }
 
 /// Prints move generations per second at the start position and random-game plies per second.
