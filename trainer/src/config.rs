@@ -626,6 +626,10 @@ mod tests {
                 "hnefatafl",
                 include_str!("../../configs/train/hnefatafl-small.toml"),
             ),
+            (
+                "hnefatafl",
+                include_str!("../../configs/train/hnefatafl-distill.toml"),
+            ),
         ] {
             let c = TrainConfig::parse(text, name).unwrap();
             assert!(c.rules == name || name == "tiny");
