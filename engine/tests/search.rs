@@ -39,12 +39,10 @@ fn configs(sims: u32) -> Vec<SearchConfig> {
     vec![puct, gumbel]
 }
 
-#[test]
-fn takes_a_one_move_escape_with_any_evaluator() {
-    // The king on c7 runs to the corner a7 (b7 is open); many other moves are possible.
-    let r = rules("brandubh");
+/// The king on c7 runs to the corner a7 (b7 is open); many other moves are possible.
+fn king_escapes_in_one(r: &Rules<u128>) -> Game<u128> {
     let pos = Position::from_diagram(
-        &r,
+        r,
         "
         7 # . K A . . #
         6 . . . A . . .
@@ -57,7 +55,14 @@ fn takes_a_one_move_escape_with_any_evaluator() {
         Side::Defenders,
     )
     .unwrap();
-    let game = Game::from_position(&r, pos);
+    Game::from_position(r, pos)
+}
+
+#[test]
+fn takes_a_one_move_escape_with_any_evaluator() {
+    // The king on c7 runs to the corner a7 (b7 is open); many other moves are possible.
+    let r = rules("brandubh");
+    let game = king_escapes_in_one(&r);
     for eval in evaluators() {
         for config in configs(64) {
             let res = search(&r, &game, config.clone(), eval.as_ref());
@@ -340,21 +345,7 @@ fn a_solved_root_teaches_its_winning_moves() {
     // The king escapes at once (c7-a7); the search stops as soon as that is proven, and the
     // policy target must point at the proven wins, not at the prior it stopped at.
     let r = rules("brandubh");
-    let pos = Position::from_diagram(
-        &r,
-        "
-        7 # . K A . . #
-        6 . . . A . . .
-        5 . . . . . . .
-        4 A A D . D A A
-        3 . . . D . . .
-        2 . . . A . . .
-        1 # . . A . . #
-          a b c d e f g",
-        Side::Defenders,
-    )
-    .unwrap();
-    let game = Game::from_position(&r, pos);
+    let game = king_escapes_in_one(&r);
     for config in configs(32) {
         let res = search(&r, &game, config.clone(), &Uniform);
         let on_wins: f32 = res
@@ -714,21 +705,7 @@ fn one_tree_searched_by_two_threads_counts_every_simulation_once_and_finds_wins(
         assert_eq!(s.root_visits(), 600);
     }
     // A one-move escape is found and proven by the shared tree as by one thread.
-    let pos = Position::from_diagram(
-        &r,
-        "
-        7 # . K A . . #
-        6 . . . A . . .
-        5 . . . . . . .
-        4 A A D . D A A
-        3 . . . D . . .
-        2 . . . A . . .
-        1 # . . A . . #
-          a b c d e f g",
-        Side::Defenders,
-    )
-    .unwrap();
-    let game = Game::from_position(&r, pos);
+    let game = king_escapes_in_one(&r);
     for eval in evaluators() {
         let config = SearchConfig {
             simulations: 400,

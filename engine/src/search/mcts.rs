@@ -303,17 +303,7 @@ impl<B: BitSet> Search<B> {
         temperature: f32,
         deadline: Deadline,
     ) -> Option<SearchResult> {
-        if self.game.outcome().is_some() {
-            return None;
-        }
-        let mut done = 0u32;
-        if self.nodes[self.root].state == State::Unexpanded {
-            done += self.simulate_batch(rules, evaluator, 1, &[]);
-        }
-        if self.nodes[self.root].num_children == 0 {
-            return None;
-        }
-        self.add_root_noise();
+        let mut done = self.prepare_root(rules, evaluator)?;
         let total = self.config.simulations;
         let mut gumbel_choice = None;
         match self.config.root {
@@ -337,6 +327,23 @@ impl<B: BitSet> Search<B> {
             }
         }
         Some(self.result(temperature, gumbel_choice, done))
+    }
+
+    /// Expands the root if it is new and mixes in its noise; returns the simulations that
+    /// took, or `None` when the game is over or the root has no move.
+    fn prepare_root(&mut self, rules: &Rules<B>, evaluator: &dyn Evaluator<B>) -> Option<u32> {
+        if self.game.outcome().is_some() {
+            return None;
+        }
+        let mut done = 0u32;
+        if self.nodes[self.root].state == State::Unexpanded {
+            done += self.simulate_batch(rules, evaluator, 1, &[]);
+        }
+        if self.nodes[self.root].num_children == 0 {
+            return None;
+        }
+        self.add_root_noise();
+        Some(done)
     }
 
     /// Mixes Dirichlet noise into the root's priors, where the config asks for it.
@@ -552,17 +559,7 @@ impl<B: BitSet> Search<B> {
         if threads <= 1 || self.config.root == RootSelection::Gumbel {
             return self.run_until(rules, evaluator, temperature, deadline);
         }
-        if self.game.outcome().is_some() {
-            return None;
-        }
-        let mut done = 0u32;
-        if self.nodes[self.root].state == State::Unexpanded {
-            done += self.simulate_batch(rules, evaluator, 1, &[]);
-        }
-        if self.nodes[self.root].num_children == 0 {
-            return None;
-        }
-        self.add_root_noise();
+        let done = self.prepare_root(rules, evaluator)?;
         let total = self.config.simulations;
         let batch = self.config.batch_size;
         // The tree, the simulations finished, and those claimed (finished or in flight).
