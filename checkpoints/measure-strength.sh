@@ -15,6 +15,9 @@
 #
 # Environment: TAFL, the binary to use (default: target/release/tafl, built first with
 # cargo build --release); SIMULATIONS (100), EXPLORATION (0.1) and SEED (1) change the match.
+# MOVETIME=SECONDS compares at equal time instead: both players think MOVETIME a move
+# (`mcts:model=shipped` against `mcts:heuristic`, `--movetime MOVETIME`), one game at a time
+# (THREADS, default 1) so that each move has every core of the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 games="${1:-200}"
@@ -32,13 +35,19 @@ else
 fi
 net="mcts:model=shipped:$sims"
 search="mcts:heuristic:$sims"
+timing=()
+if [[ -n "${MOVETIME:-}" ]]; then
+  net="mcts:model=shipped"
+  search="mcts:heuristic"
+  timing=(--movetime "$MOVETIME" --threads "${THREADS:-1}")
+fi
 echo "| rules | games | network as attackers W-D-L | network as defenders W-D-L | score | Elo (95% interval) | attackers' wins: network / search |"
 echo "|---|---|---|---|---|---|---|"
 reruns=()
 for rules in "${rulesets[@]}"; do
-  echo "$rules: $net vs $search, $games games, exploration $exploration ..." >&2
+  echo "$rules: $net vs $search ${timing[*]}, $games games, exploration $exploration ..." >&2
   out=$("$tafl" arena "$net" "$search" --rules "$rules" --games "$games" \
-    --exploration "$exploration" --seed "$seed")
+    --exploration "$exploration" --seed "$seed" "${timing[@]}")
   # `attackers W D L` and `defenders W D L`: the network's rows (it is player A).
   att=$(awk '$1 == "attackers" {print $2"-"$3"-"$4}' <<<"$out")
   def=$(awk '$1 == "defenders" {print $2"-"$3"-"$4}' <<<"$out")

@@ -8,9 +8,13 @@
 //!                                            per batch)
 //! ```
 //!
-//! The worker runs a batch when it holds `max_batch` positions, when `callers` calls are
-//! waiting (every expected caller has submitted, so no more work can come), or `max_wait` after
-//! the oldest position arrived, whichever comes first. Callers encode their own positions, so
+//! The worker runs a batch when it holds `max_batch` positions, when every caller that is
+//! searching has a call waiting (so no more work can come), or `max_wait` after the oldest
+//! position arrived, whichever comes first. Callers that are searching are the threads that
+//! submitted within the last [`ACTIVE_CALLER`] (at most `callers` of them): one search alone
+//! (a level thinking by simulations on one tree, the only network player of a match) is then
+//! answered at once instead of waiting `max_wait` at every call for callers that are not
+//! searching. Callers encode their own positions, so
 //! encoding runs in parallel; the worker runs the forward pass in its own rayon pool, so
 //! search threads that are themselves rayon workers, blocked in `evaluate`, cannot starve it.
 //!
@@ -37,8 +41,9 @@ pub struct BatchConfig {
     pub max_batch: usize,
     /// Longest a position waits for others before its batch runs.
     pub max_wait: Duration,
-    /// Calls expected at once (the number of search threads); when that many are waiting,
-    /// the batch runs at once. 0: unknown, rely on `max_batch` and `max_wait`.
+    /// Most calls expected at once (the number of search threads). The batch runs at once
+    /// when every one of them that is searching (that called within [`ACTIVE_CALLER`]) has a
+    /// call waiting. 0: unknown, rely on `max_batch` and `max_wait`.
     pub callers: usize,
     /// Show the network each position through a random valid symmetry (the priors are mapped
     /// back), which averages out the network's asymmetries over a search.
@@ -105,6 +110,12 @@ struct CallState {
     failure: Option<String>,
 }
 
+/// How long after its last call a thread still counts as searching (so that the worker waits
+/// for its next call before running a batch without it). Long against the time between two
+/// calls of a searching thread (one forward pass and a few tree walks: milliseconds to tens of
+/// milliseconds in self-play), short against a search that has ended.
+pub const ACTIVE_CALLER: Duration = Duration::from_millis(250);
+
 /// One position waiting for the network.
 struct Item {
     planes: Vec<f32>,
@@ -120,9 +131,48 @@ struct State {
     oldest: Option<Instant>,
     /// Calls submitted and not yet answered.
     waiting_calls: usize,
+    /// The threads that submitted lately, with the time of their last call (at most
+    /// `callers` of them: the oldest goes first).
+    recent_callers: Vec<(std::thread::ThreadId, Instant)>,
     next_model: Option<TaflNet>,
     shutdown: bool,
     stats: EvalStats,
+}
+
+impl State {
+    /// Records a call of thread `id` at `now`, keeping at most `callers` threads (0: no count
+    /// is kept, as the worker then waits on `max_batch` and `max_wait` alone).
+    fn note_caller(&mut self, id: std::thread::ThreadId, now: Instant, callers: usize) {
+        if callers == 0 {
+            return;
+        }
+        if let Some(entry) = self.recent_callers.iter_mut().find(|(t, _)| *t == id) {
+            entry.1 = now;
+            return;
+        }
+        if self.recent_callers.len() >= callers {
+            if let Some(oldest) = (0..self.recent_callers.len()).min_by_key(|&i| self.recent_callers[i].1) {
+                self.recent_callers.swap_remove(oldest);
+            }
+        }
+        self.recent_callers.push((id, now));
+    }
+
+    /// Whether every caller that is searching (a thread that called within [`ACTIVE_CALLER`]
+    /// of `now`, at most `callers`) has a call waiting: no more work can come before a batch
+    /// runs. Never with `callers` 0 (unknown).
+    fn all_searching_waiting(&self, now: Instant, callers: usize) -> bool {
+        if callers == 0 {
+            return false;
+        }
+        let searching = self
+            .recent_callers
+            .iter()
+            .filter(|(_, at)| now.saturating_duration_since(*at) < ACTIVE_CALLER)
+            .count()
+            .clamp(1, callers);
+        self.waiting_calls >= searching
+    }
 }
 
 struct Shared {
@@ -165,6 +215,7 @@ impl NetEvaluator {
                 queue: VecDeque::new(),
                 oldest: None,
                 waiting_calls: 0,
+                recent_callers: Vec::new(),
                 next_model: None,
                 shutdown: false,
                 stats: EvalStats::default(),
@@ -266,8 +317,10 @@ impl NetEvaluator {
                         index,
                     }),
             );
-            state.oldest.get_or_insert_with(Instant::now);
+            let now = Instant::now();
+            state.oldest.get_or_insert(now);
             state.waiting_calls += 1;
+            state.note_caller(std::thread::current().id(), now, self.config.callers);
         }
         self.shared.work.notify_one();
         let mut done = lock(&call.state);
@@ -398,7 +451,7 @@ fn worker_loop(
                 }
                 let now = Instant::now();
                 let deadline = state.oldest.unwrap_or(now) + config.max_wait;
-                let all_waiting = config.callers > 0 && state.waiting_calls >= config.callers;
+                let all_waiting = state.all_searching_waiting(now, config.callers);
                 if state.queue.len() >= max_batch || all_waiting || now >= deadline || state.shutdown {
                     break;
                 }

@@ -553,3 +553,38 @@ fn the_evaluation_cache_answers_repeats_without_the_network() {
     assert_eq!((stats.cache_hits, stats.cache_misses), (20, 20));
     assert!((stats.cache_hit_rate() - 0.5).abs() < 1e-9);
 }
+
+#[test]
+fn a_lone_caller_is_answered_without_waiting_for_callers_that_are_not_searching() {
+    // Four callers expected (a shared evaluator of a 4-core match) but one search alone, and
+    // a batch deadline of a minute: the worker must run each batch as soon as the one thread
+    // that is searching waits, not a minute later for three threads that never call.
+    let ruleset = Ruleset::builtin("brandubh");
+    let device = default_device();
+    device.seed(5);
+    let model = NetConfig::tiny(7).init(&device);
+    let config = BatchConfig {
+        max_batch: 256,
+        max_wait: std::time::Duration::from_secs(60),
+        callers: 4,
+        threads: 1,
+        ..BatchConfig::default()
+    };
+    let eval = NetEvaluator::new(model.clone(), &ruleset, device, config, "net:lone");
+    let gs = games(&ruleset, 6, 1);
+    let want = direct(&model, &ruleset, &gs);
+    let start = std::time::Instant::now();
+    for _ in 0..3 {
+        let got = evaluate_games(&eval, &ruleset, &gs);
+        for (a, w) in got.iter().zip(&want) {
+            assert!(close(a, w), "{a:?} {w:?}");
+        }
+    }
+    // Three calls; waiting for the missing callers would take three minutes.
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(30),
+        "three calls took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(eval.stats().batches, 3);
+}
