@@ -22,8 +22,10 @@ pub struct Settings {
     pub exploration: f32,
     /// Thinking time of both players (their own simulations by default).
     pub limit: ThinkingLimit,
-    /// Threads of each player's search.
-    pub search_threads: usize,
+    /// Threads of each player's search (`--search-threads`); `None`: a player that thinks by
+    /// time gets the cores of one game (the cores shared out among the games played at once),
+    /// a player by simulations one tree.
+    pub search_threads: Option<usize>,
     /// How those threads share a search (the players' own setting is replaced).
     pub parallel: tafl_engine::Parallelism,
 }
@@ -56,8 +58,8 @@ pub fn command_line(a: &str, b: &str, rules: &str, s: &Settings) -> String {
         line.push(' ');
         line.push_str(&limit);
     }
-    if s.search_threads != 1 {
-        line.push_str(&format!(" --search-threads {}", s.search_threads));
+    if let Some(n) = s.search_threads {
+        line.push_str(&format!(" --search-threads {n}"));
     }
     if s.parallel != tafl_engine::Parallelism::Root {
         line.push_str(&format!(" --parallel {}", s.parallel));
@@ -132,9 +134,18 @@ pub fn run(
         seed: settings.seed,
         exploration: settings.exploration,
         limit: settings.limit,
-        search_threads: settings.search_threads,
+        // Each player's own (set just below), unless the command line gave a count.
+        search_threads: 0,
     };
-    let (mut a, mut b) = (a.for_rules(rs), b.for_rules(rs));
+    // The cores of one game: a timed search can use them; one by simulations keeps one tree,
+    // so that it plays as it was measured.
+    let per_game = (tafl_lab::limits::cores() / pool.current_num_threads().max(1)).max(1);
+    let (mut a, mut b) = (
+        a.for_rules(rs)
+            .thinking(settings.limit, settings.search_threads, per_game),
+        b.for_rules(rs)
+            .thinking(settings.limit, settings.search_threads, per_game),
+    );
     a.parallel = settings.parallel;
     b.parallel = settings.parallel;
     let (a, b) = (&a, &b);
@@ -160,13 +171,13 @@ pub fn run(
     }
     if settings.limit != ThinkingLimit::Simulations {
         println!(
-            "thinking time: {} for both players ({} search thread(s) each, {} parallel); {} game(s) lost on time",
-            settings.limit, settings.search_threads, settings.parallel, result.on_time
+            "thinking time: {} for both players ({} and {} search thread(s), {} parallel); {} game(s) lost on time",
+            settings.limit, a.threads, b.threads, settings.parallel, result.on_time
         );
-    } else if settings.search_threads != 1 {
+    } else if a.threads != 1 || b.threads != 1 {
         println!(
-            "{} search threads a player ({} parallel)",
-            settings.search_threads, settings.parallel
+            "search threads: {} and {} ({} parallel)",
+            a.threads, b.threads, settings.parallel
         );
     }
     Ok(())
@@ -185,7 +196,7 @@ mod tests {
             opening_plies: 4,
             exploration: 0.1,
             limit: ThinkingLimit::Simulations,
-            search_threads: 1,
+            search_threads: None,
             parallel: tafl_engine::Parallelism::Root,
         };
         assert_eq!(
@@ -194,7 +205,7 @@ mod tests {
         );
         let timed = Settings {
             limit: ThinkingLimit::parse_clock("10+0.1").unwrap(),
-            search_threads: 2,
+            search_threads: Some(2),
             ..s
         };
         assert!(command_line("a", "b", "brandubh", &timed).ends_with(" --clock 10+0.1 --search-threads 2"));

@@ -356,3 +356,52 @@ fn arena_reports_per_side_results_and_elo() {
         "{err}"
     );
 }
+
+#[test]
+fn a_timed_arena_gives_each_search_the_cores_of_its_game() {
+    // One game at a time: a player that thinks by time searches on every core; one that thinks
+    // by simulations keeps its one tree. `--search-threads` replaces both.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let match_line = |extra: &[&str]| {
+        let mut args = vec![
+            "arena",
+            "mcts:heuristic",
+            "greedy",
+            "--rules",
+            "brandubh",
+            "--games",
+            "2",
+            "--movetime",
+            "0.01",
+            "--threads",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = tafl(&args);
+        assert!(ok, "{err}");
+        out.lines()
+            .find(|l| l.starts_with("thinking time: "))
+            .unwrap_or_else(|| panic!("no thinking time line: {out}"))
+            .to_string()
+    };
+    let line = match_line(&[]);
+    assert!(
+        line.contains(&format!("({cores} and {cores} search thread(s)")),
+        "{cores} cores: {line}"
+    );
+    let line = match_line(&["--search-threads", "3"]);
+    assert!(line.contains("(3 and 3 search thread(s)"), "{line}");
+    // By simulations, several games at once: one tree each.
+    let (ok, out, err) = tafl(&[
+        "arena",
+        "mcts:heuristic:20",
+        "greedy",
+        "--rules",
+        "brandubh",
+        "--games",
+        "2",
+        "--threads",
+        "1",
+    ]);
+    assert!(ok && !out.contains("search thread"), "{err}{out}");
+}

@@ -177,7 +177,8 @@ pub struct MatchSettings {
     /// leaves each its own (a level's time, or its spec's simulations). Under a clock each
     /// game keeps both players' clocks, and a player whose time runs out loses.
     pub limit: ThinkingLimit,
-    /// Search threads per player (root parallelism); 1 when games run in parallel.
+    /// Search threads per player, replacing the players' own; 0 keeps each player's own
+    /// (as built: a timed level's cores, one for a player by simulations).
     pub search_threads: usize,
 }
 
@@ -276,7 +277,9 @@ pub fn play_match_with<B: BitSet>(
                     if limit != ThinkingLimit::Simulations {
                         p.limit = limit;
                     }
-                    p.threads = search_threads.max(1);
+                    if search_threads > 0 {
+                        p.threads = search_threads;
+                    }
                 }
                 let a_side = if g.is_multiple_of(2) {
                     Side::Attackers
