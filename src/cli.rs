@@ -632,10 +632,7 @@ impl ArenaArgs {
             opening_plies,
             exploration,
             limit: think.limit()?,
-            search_threads: think
-                .search_threads
-                .map(|_| think.search_threads(1))
-                .transpose()?,
+            search_threads: think.given_search_threads()?,
             parallel: think.parallel,
         };
         let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules.text, &settings);

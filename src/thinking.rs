@@ -43,12 +43,16 @@ impl ThinkArgs {
         }
     }
 
+    /// The flag's search threads, checked as [`ThinkArgs::search_threads`], when given.
+    pub fn given_search_threads(&self) -> Result<Option<usize>, String> {
+        self.search_threads.map(|_| self.search_threads(1)).transpose()
+    }
+
     /// `player` with these flags' limit and search threads (threads default to
     /// `default_threads` for a player that thinks by time); the error names the bad flag.
     pub fn apply(&self, player: Resolved, default_threads: usize) -> Result<Resolved, String> {
         let limit = self.limit()?;
-        let threads = self.search_threads.map(|_| self.search_threads(1)).transpose()?;
-        let mut player = player.thinking(limit, threads, default_threads);
+        let mut player = player.thinking(limit, self.given_search_threads()?, default_threads);
         player.parallel = self.parallel;
         Ok(player)
     }

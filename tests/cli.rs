@@ -391,7 +391,7 @@ fn a_timed_arena_gives_each_search_the_cores_of_its_game() {
     );
     let line = match_line(&["--search-threads", "3"]);
     assert!(line.contains("(3 and 3 search thread(s)"), "{line}");
-    // By simulations, several games at once: one tree each.
+    // By simulations: one tree each, though the one game at a time has every core.
     let (ok, out, err) = tafl(&[
         "arena",
         "mcts:heuristic:20",
