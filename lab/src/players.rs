@@ -51,7 +51,12 @@ impl Resolved {
                 spec: f.clone(),
                 temperature: self.temperature,
                 exploration: self.exploration,
-                label: format!("{} (no shipped model for `{}`: {f})", self.label, ruleset.id()),
+                label: format!(
+                    "{} (no shipped model for `{}`: {})",
+                    self.label,
+                    ruleset.id(),
+                    spec_text(f, self.limit)
+                ),
                 fallback: None,
                 limit: self.limit,
                 threads: self.threads,
@@ -134,7 +139,7 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         other => format!(", {other}"),
     };
     Ok(Resolved {
-        label: format!("level {n} ({spec}{time}{mistakes})"),
+        label: format!("level {n} ({}{time}{mistakes})", spec_text(&spec, limit)),
         spec,
         temperature: l.temperature,
         exploration: l.exploration,
@@ -220,7 +225,10 @@ impl Resolved {
         default_threads: usize,
     ) -> Resolved {
         if limit != ThinkingLimit::Simulations {
-            self.label = format!("{} at {limit}", self.label);
+            // The spec's simulations no longer apply: the label names the search without them.
+            let timed = spec_text(&self.spec, limit);
+            let label = self.label.replacen(&self.spec.to_string(), &timed, 1);
+            self.label = format!("{label} at {limit}");
             self.limit = limit;
         }
         // More threads help a search that thinks by the clock; a fixed simulation count
@@ -236,8 +244,51 @@ impl Resolved {
     }
 }
 
+/// A spec as reports name it under `limit`: a search that thinks by time is named without
+/// the simulations its spec would otherwise run (`mcts:heuristic`, not `mcts:heuristic:800`).
+fn spec_text(spec: &PlayerSpec, limit: ThinkingLimit) -> String {
+    match spec {
+        PlayerSpec::Mcts { evaluator, .. } if limit != ThinkingLimit::Simulations => {
+            format!("mcts:{evaluator}")
+        }
+        other => other.to_string(),
+    }
+}
+
 /// The search threads of a single game (play, engine protocols): the cores, at most the 64 a
 /// search may use.
 pub fn cores() -> usize {
     crate::limits::cores().min(64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_search_given_a_time_limit_is_named_without_its_simulations() {
+        let timed = ThinkingLimit::MoveTime(Duration::from_secs(1));
+        let p = resolve("mcts:heuristic:800").unwrap().thinking(timed, None, 2);
+        assert_eq!(p.label, format!("mcts:heuristic at {timed}"));
+        assert_eq!(p.threads, 2, "a timed search gets the default threads");
+        // By simulations the spec keeps its count, and one tree.
+        let p = resolve("mcts:heuristic:800")
+            .unwrap()
+            .thinking(ThinkingLimit::Simulations, None, 2);
+        assert_eq!(p.label, "mcts:heuristic:800");
+        assert_eq!(p.threads, 1);
+        // Another program's spec has no simulations to drop.
+        let p = resolve("htp:engine --flag").unwrap().thinking(timed, None, 2);
+        assert_eq!(p.label, format!("htp:engine --flag at {timed}"));
+    }
+
+    #[test]
+    fn a_level_given_a_time_limit_is_named_without_its_simulations() {
+        let timed = ThinkingLimit::MoveTime(Duration::from_secs(1));
+        let p = level(5).unwrap().thinking(timed, None, 2);
+        assert!(p.label.starts_with("level 5 (mcts:model=shipped"), "{}", p.label);
+        assert!(!p.label.contains(":400"), "{}", p.label);
+        assert!(p.label.ends_with(&format!("at {timed}")), "{}", p.label);
+    }
 }

@@ -121,15 +121,19 @@ impl std::fmt::Display for PlayerSpec {
             PlayerSpec::Mcts {
                 evaluator,
                 simulations,
-            } => {
-                let e = match evaluator {
-                    EvaluatorSpec::Uniform => "uniform".to_string(),
-                    EvaluatorSpec::Rollout => "rollout".to_string(),
-                    EvaluatorSpec::Heuristic => "heuristic".to_string(),
-                    EvaluatorSpec::Model(p) => format!("model={p}"),
-                };
-                write!(f, "mcts:{e}:{simulations}")
-            }
+            } => write!(f, "mcts:{evaluator}:{simulations}"),
+        }
+    }
+}
+
+/// The evaluator part of a spec as written (`heuristic`, `model=PATH`).
+impl std::fmt::Display for EvaluatorSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EvaluatorSpec::Uniform => f.write_str("uniform"),
+            EvaluatorSpec::Rollout => f.write_str("rollout"),
+            EvaluatorSpec::Heuristic => f.write_str("heuristic"),
+            EvaluatorSpec::Model(p) => write!(f, "model={p}"),
         }
     }
 }
