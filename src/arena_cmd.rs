@@ -26,8 +26,9 @@ pub struct Settings {
     /// time gets the cores of one game (the cores shared out among the games played at once),
     /// a player by simulations one tree.
     pub search_threads: Option<usize>,
-    /// How those threads share a search (the players' own setting is replaced).
-    pub parallel: tafl_engine::Parallelism,
+    /// How those threads share a search, when given (`--parallel`): it replaces the players'
+    /// own; `None` keeps each player's (a level's `parallel`, else root).
+    pub parallel: Option<tafl_engine::Parallelism>,
 }
 
 /// A word of a shell command line: as it is when it is plain, else in single quotes.
@@ -61,10 +62,18 @@ pub fn command_line(a: &str, b: &str, rules: &str, s: &Settings) -> String {
     if let Some(n) = s.search_threads {
         line.push_str(&format!(" --search-threads {n}"));
     }
-    if s.parallel != tafl_engine::Parallelism::Root {
-        line.push_str(&format!(" --parallel {}", s.parallel));
+    if let Some(p) = s.parallel {
+        line.push_str(&format!(" --parallel {p}"));
     }
     line
+}
+
+/// A player's search threads as the report names them (`2 search threads, tree parallel`).
+fn threads_text(p: &Resolved) -> String {
+    match p.threads {
+        0 | 1 => "1 search thread".to_string(),
+        n => format!("{n} search threads, {} parallel", p.parallel),
+    }
 }
 
 /// Per-side tallies and the Elo estimate, as printed by `tafl arena`.
@@ -146,8 +155,10 @@ pub fn run(
         b.for_rules(rs)
             .thinking(settings.limit, settings.search_threads, per_game),
     );
-    a.parallel = settings.parallel;
-    b.parallel = settings.parallel;
+    if let Some(p) = settings.parallel {
+        a.parallel = p;
+        b.parallel = p;
+    }
     let (a, b) = (&a, &b);
     let bar = crate::common::progress_bar(games as u64, "arena");
     // Inside the pool, so that network players batch for as many callers as there are threads.
@@ -171,14 +182,14 @@ pub fn run(
     }
     if settings.limit != ThinkingLimit::Simulations {
         println!(
-            "thinking time: {} for both players ({} and {} search thread(s), {} parallel); {} game(s) lost on time",
-            settings.limit, a.threads, b.threads, settings.parallel, result.on_time
+            "thinking time: {} for both players (A: {}; B: {}); {} game(s) lost on time",
+            settings.limit,
+            threads_text(a),
+            threads_text(b),
+            result.on_time
         );
     } else if a.threads != 1 || b.threads != 1 {
-        println!(
-            "search threads: {} and {} ({} parallel)",
-            a.threads, b.threads, settings.parallel
-        );
+        println!("search threads: A: {}; B: {}", threads_text(a), threads_text(b));
     }
     Ok(())
 }
@@ -197,7 +208,7 @@ mod tests {
             exploration: 0.1,
             limit: ThinkingLimit::Simulations,
             search_threads: None,
-            parallel: tafl_engine::Parallelism::Root,
+            parallel: None,
         };
         assert_eq!(
             command_line("mcts:model=shipped:100", "mcts:heuristic:100", "brandubh", &s),
@@ -210,7 +221,7 @@ mod tests {
         };
         assert!(command_line("a", "b", "brandubh", &timed).ends_with(" --clock 10+0.1 --search-threads 2"));
         let tree = Settings {
-            parallel: tafl_engine::Parallelism::Tree,
+            parallel: Some(tafl_engine::Parallelism::Tree),
             ..timed
         };
         assert!(command_line("a", "b", "brandubh", &tree).ends_with(" --search-threads 2 --parallel tree"));

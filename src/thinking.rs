@@ -19,8 +19,9 @@ pub struct ThinkArgs {
     pub search_threads: Option<usize>,
     /// How a search's threads share the work: `root` (independent trees whose root
     /// statistics are merged) or `tree` (one tree, threads kept apart by virtual loss).
-    #[arg(long, value_name = "root|tree", default_value = "root")]
-    pub parallel: tafl_engine::Parallelism,
+    /// Default: each player's own (a level's `parallel`, else root).
+    #[arg(long, value_name = "root|tree")]
+    pub parallel: Option<tafl_engine::Parallelism>,
 }
 
 impl ThinkArgs {
@@ -48,12 +49,15 @@ impl ThinkArgs {
         self.search_threads.map(|_| self.search_threads(1)).transpose()
     }
 
-    /// `player` with these flags' limit and search threads (threads default to
-    /// `default_threads` for a player that thinks by time); the error names the bad flag.
+    /// `player` with these flags' limit, search threads (threads default to `default_threads`
+    /// for a player that thinks by time) and parallelism, when given; the error names the bad
+    /// flag.
     pub fn apply(&self, player: Resolved, default_threads: usize) -> Result<Resolved, String> {
         let limit = self.limit()?;
         let mut player = player.thinking(limit, self.given_search_threads()?, default_threads);
-        player.parallel = self.parallel;
+        if let Some(p) = self.parallel {
+            player.parallel = p;
+        }
         Ok(player)
     }
 }

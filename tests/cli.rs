@@ -384,13 +384,19 @@ fn a_timed_arena_gives_each_search_the_cores_of_its_game() {
             .unwrap_or_else(|| panic!("no thinking time line: {out}"))
             .to_string()
     };
+    let threads = |n: usize, parallel: &str| match n {
+        1 => "1 search thread".to_string(),
+        n => format!("{n} search threads, {parallel} parallel"),
+    };
     let line = match_line(&[]);
+    let own = threads(cores, "root");
     assert!(
-        line.contains(&format!("({cores} and {cores} search thread(s)")),
+        line.contains(&format!("(A: {own}; B: {own})")),
         "{cores} cores: {line}"
     );
-    let line = match_line(&["--search-threads", "3"]);
-    assert!(line.contains("(3 and 3 search thread(s)"), "{line}");
+    let line = match_line(&["--search-threads", "3", "--parallel", "tree"]);
+    let given = threads(3, "tree");
+    assert!(line.contains(&format!("(A: {given}; B: {given})")), "{line}");
     // By simulations: one tree each, though the one game at a time has every core.
     let (ok, out, err) = tafl(&[
         "arena",
@@ -404,4 +410,59 @@ fn a_timed_arena_gives_each_search_the_cores_of_its_game() {
         "1",
     ]);
     assert!(ok && !out.contains("search thread"), "{err}{out}");
+}
+
+#[test]
+fn a_level_can_search_one_shared_tree_and_the_command_line_overrides_it() {
+    // A site's levels file: level 2 thinks by time on one shared tree, level 1 on merged trees.
+    let dir = std::env::temp_dir().join(format!("tafl-parallel-level-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("levels.toml");
+    std::fs::write(
+        &file,
+        "[[level]]\nlevel = 1\nplayer = \"mcts:heuristic\"\nmovetime = 0.01\n\n\
+         [[level]]\nlevel = 2\nplayer = \"mcts:heuristic\"\nmovetime = 0.01\nparallel = \"tree\"\n",
+    )
+    .unwrap();
+    let arena = |extra: &[&str]| {
+        let mut args = vec![
+            "arena",
+            "level:2",
+            "level:1",
+            "--rules",
+            "brandubh",
+            "--games",
+            "2",
+            "--threads",
+            "1",
+            "--search-threads",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        let out = Command::new(env!("CARGO_BIN_EXE_tafl"))
+            .args(&args)
+            .env("TAFL_LEVELS", &file)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        text
+    };
+    let out = arena(&[]);
+    assert!(out.contains("one shared tree"), "the label says it: {out}");
+    assert!(
+        out.contains("A: 2 search threads, tree parallel; B: 2 search threads, root parallel"),
+        "each level keeps its own: {out}"
+    );
+    assert!(
+        !out.contains("--parallel"),
+        "not given, not in the rerun line: {out}"
+    );
+    let out = arena(&["--parallel", "root"]);
+    assert!(
+        out.contains("A: 2 search threads, root parallel; B: 2 search threads, root parallel"),
+        "the flag replaces both: {out}"
+    );
+    assert!(out.contains("--parallel root"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -138,15 +138,20 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         ThinkingLimit::Simulations => String::new(),
         other => format!(", {other}"),
     };
+    let parallel = l.parallel.unwrap_or_default();
+    let tree = match parallel {
+        tafl_engine::Parallelism::Tree => ", one shared tree",
+        tafl_engine::Parallelism::Root => "",
+    };
     Ok(Resolved {
-        label: format!("level {n} ({}{time}{mistakes})", spec_text(&spec, limit)),
+        label: format!("level {n} ({}{time}{tree}{mistakes})", spec_text(&spec, limit)),
         spec,
         temperature: l.temperature,
         exploration: l.exploration,
         fallback,
         limit,
         threads: 1,
-        parallel: tafl_engine::Parallelism::Root,
+        parallel,
         follow_clock: l.use_clock,
     })
 }

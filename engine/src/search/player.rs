@@ -427,6 +427,10 @@ pub struct Level {
     /// measured at.
     #[serde(default)]
     pub use_clock: bool,
+    /// How the level's search threads share a move when it has more than one (it thinks by
+    /// time): `root` (merged trees, the default) or `tree` (one shared tree).
+    #[serde(default)]
+    pub parallel: Option<crate::Parallelism>,
     /// What a user reads in menus.
     #[serde(default)]
     pub description: String,
