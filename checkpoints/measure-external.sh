@@ -15,11 +15,14 @@
 #   checkpoints/measure-external.sh [PAIRS] [PLAYER]     (default: 20 level:5)
 #
 # Environment: TAFL, the binary to use (default: target/release/tafl, built first); ENGINE,
-# the program (default: installed into ../scratch/hnefatafl with
+# the program with its arguments (default: `hnefatafl-text-protocol --repeat-moves`, installed
+# into ../scratch/hnefatafl with
 #   cargo install hnefatafl-copenhagen --version 6.4.1 --no-default-features \
 #     --bin hnefatafl-text-protocol --root ../scratch/hnefatafl --locked
-# when missing); MOVETIME (1), SEED (1), THREADS (2: both games of a pair at once, one core
-# each), SEARCH_THREADS (1), OUT (a log folder, default ../scratch/external-logs).
+# when missing; `--repeat-moves` lets it accept a defenders' repetition, which our threefold
+# rule then judges); DEPTH (its alpha-beta depth, `--depth N`; default its own, 4); MOVETIME
+# (1), SEED (1), THREADS (2: both games of a pair at once, one core each), SEARCH_THREADS (1),
+# OUT (a log folder, default ../scratch/external-logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs="${1:-20}"
@@ -45,6 +48,10 @@ else
     cargo install hnefatafl-copenhagen --version 6.4.1 --no-default-features \
       --bin hnefatafl-text-protocol --root "$root" --locked >&2
   fi
+  engine="$engine --repeat-moves"
+fi
+if [[ -n "${DEPTH:-}" ]]; then
+  engine="$engine --depth $DEPTH"
 fi
 mkdir -p "$out"
 for ((s = seed; s < seed + pairs; s++)); do
