@@ -2,7 +2,7 @@
 //! The games are played by the trainer's match code, the same that plays arenas and ladders
 //! inside a training run.
 
-use tafl_engine::{play_match_with, MatchResult, MatchSettings};
+use tafl_engine::{play_match_with, FinishedGame, MatchResult, MatchSettings};
 use tafl_engine::{with_board, BitSet, Rules, Ruleset, Side, ThinkingLimit};
 use tafl_lab::players::{build, Resolved};
 
@@ -76,6 +76,27 @@ fn threads_text(p: &Resolved) -> String {
     }
 }
 
+/// One finished game as the match's log on stderr names it, so that a long match shows its
+/// games as they end and an interrupted one keeps them.
+fn game_line(g: &FinishedGame, games: u64) -> String {
+    let result = match g.a_score {
+        s if s > 0.75 => "A wins",
+        s if s < 0.25 => "B wins",
+        _ => "draw",
+    };
+    let mut line = format!(
+        "game {} of {games} (pair {}, A {}): {result} after {} plies",
+        g.number,
+        g.number.div_ceil(2),
+        g.a_side.name(),
+        g.plies
+    );
+    if let Some(why) = &g.stopped {
+        line.push_str(&format!(" [{why}]"));
+    }
+    line
+}
+
 /// Per-side tallies and the Elo estimate, as printed by `tafl arena`.
 pub fn report(a: &str, b: &str, r: &MatchResult) -> String {
     let mut out = format!("{a} vs {b}: {} games in colour-swapped pairs\n", r.scores.len());
@@ -111,12 +132,16 @@ fn play<B: BitSet>(
     settings: &MatchSettings,
     bar: &indicatif::ProgressBar,
 ) -> Result<MatchResult, String> {
+    let games = settings.games.div_ceil(2) as u64 * 2;
     play_match_with(
         rules,
         &|s| build::<B>(a, s, rules),
         &|s| build::<B>(b, s, rules),
         settings,
-        &|| bar.inc(1),
+        &|g| {
+            bar.suspend(|| eprintln!("{}", game_line(g, games)));
+            bar.inc(1);
+        },
     )
 }
 
@@ -197,6 +222,34 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_finished_game_is_logged_with_its_pair_side_and_result() {
+        let g = FinishedGame {
+            number: 4,
+            a_side: Side::Defenders,
+            a_score: 0.0,
+            plies: 67,
+            stopped: None,
+        };
+        assert_eq!(
+            game_line(&g, 40),
+            "game 4 of 40 (pair 2, A defenders): B wins after 67 plies"
+        );
+        let g = FinishedGame {
+            number: 1,
+            a_side: Side::Attackers,
+            a_score: 0.5,
+            stopped: Some("forfeit".into()),
+            ..g
+        };
+        assert_eq!(
+            game_line(&g, 2),
+            "game 1 of 2 (pair 1, A attackers): draw after 67 plies [forfeit]"
+        );
+        let won = FinishedGame { a_score: 1.0, ..g };
+        assert!(game_line(&won, 2).contains("A wins"));
+    }
 
     #[test]
     fn the_rerun_line_names_every_setting_and_quotes_odd_words() {

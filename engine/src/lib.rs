@@ -67,9 +67,9 @@ pub use ruleset::{
 };
 pub use search::{
     classic_evaluator, play_game, play_game_from, play_match_with, random_opening, score_for, EvalInput,
-    Evaluation, Evaluator, EvaluatorFactory, EvaluatorSpec, Features, Heuristic, Level, Levels, MatchResult,
-    MatchSettings, MoveStat, Parallelism, Player, PlayerFactory, PlayerSpec, Proven, Rollout, RootSelection,
-    Search, SearchConfig, SearchResult, Uniform, Wdl, OPENING_SEED,
+    Evaluation, Evaluator, EvaluatorFactory, EvaluatorSpec, Features, FinishedGame, Heuristic, Level, Levels,
+    MatchResult, MatchSettings, MoveStat, Parallelism, Player, PlayerFactory, PlayerSpec, Proven, Rollout,
+    RootSelection, Search, SearchConfig, SearchResult, Uniform, Wdl, OPENING_SEED,
 };
 pub use search::{merge_results, parse_duration, Clock, Deadline, ThinkingLimit, MAX_NODES, MOVE_OVERHEAD};
 pub use side::{Piece, Side};

@@ -51,7 +51,7 @@ pub fn play_match<B: BitSet>(
     a: &Contender<B>,
     b: &Contender<B>,
     settings: &MatchSettings,
-    on_game: &(dyn Fn() + Sync),
+    on_game: &(dyn Fn(&tafl_engine::FinishedGame) + Sync),
 ) -> Result<MatchResult, String> {
     play_match_with(rules, &|s| a.player(s), &|s| b.player(s), settings, on_game)
 }
@@ -86,7 +86,7 @@ mod tests {
     }
 
     fn play(a: &str, b: &str, s: &MatchSettings) -> MatchResult {
-        play_match(&brandubh(), &classic(a), &classic(b), s, &|| {}).unwrap()
+        play_match(&brandubh(), &classic(a), &classic(b), s, &|_| {}).unwrap()
     }
 
     #[test]
@@ -134,11 +134,11 @@ mod tests {
             }
         };
         let (a, b) = (own("mcts:heuristic:8"), own("greedy"));
-        let floor = play_match_with(&rules, &a, &b, &settings(0.2, 2), &|| {}).unwrap();
+        let floor = play_match_with(&rules, &a, &b, &settings(0.2, 2), &|_| {}).unwrap();
         let high = play("mcts:heuristic:8", "greedy", &settings(0.7, 2));
         assert_eq!((&floor.scores, &floor.plies), (&high.scores, &high.plies));
         let (a, b) = (own("mcts:heuristic:8"), own("greedy"));
-        let bad = play_match_with(&rules, &a, &b, &settings(1.5, 2), &|| {});
+        let bad = play_match_with(&rules, &a, &b, &settings(1.5, 2), &|_| {});
         assert!(bad.is_err_and(|e| e.contains("exploration")));
     }
 }

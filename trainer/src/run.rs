@@ -1023,7 +1023,7 @@ impl<B: BitSet> Trainer<'_, B> {
                 exploration: 0.0,
                 ..MatchSettings::default()
             };
-            let r = play_match(self.rules, &c, &b, &settings, &|| bar.inc(1))?;
+            let r = play_match(self.rules, &c, &b, &settings, &|_| bar.inc(1))?;
             bar.finish_and_clear();
             let e = r.elo();
             state.current.arena_elo = Some(e.interval());
@@ -1091,7 +1091,7 @@ impl<B: BitSet> Trainer<'_, B> {
                     exploration: a.ladder_exploration,
                     ..MatchSettings::default()
                 };
-                let r = play_match(self.rules, &me, &opponent, &settings, &|| bar.inc(1))?;
+                let r = play_match(self.rules, &me, &opponent, &settings, &|_| bar.inc(1))?;
                 bar.finish_and_clear();
                 let e = r.elo();
                 self.log.line(

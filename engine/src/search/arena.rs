@@ -212,6 +212,22 @@ struct Played {
     stopped: Option<String>,
 }
 
+/// A game of a match as it finishes (in the order games finish, not their order in the
+/// match), for progress reports: an interrupted match keeps what its log printed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinishedGame {
+    /// Its number in the match, from 1 (game `g` is of pair `(g + 1) / 2`).
+    pub number: u64,
+    /// The side A played.
+    pub a_side: Side,
+    /// A's score: 1, 0.5 or 0.
+    pub a_score: f64,
+    /// Its length.
+    pub plies: u32,
+    /// What ended it outside the rules, if anything (as the match result lists it).
+    pub stopped: Option<String>,
+}
+
 /// Mixed into the match seed for the openings, so they do not share a stream with the players.
 pub const OPENING_SEED: u64 = 0x0BE1_1115;
 
@@ -227,7 +243,7 @@ pub fn play_match_with<B: BitSet>(
     a: &PlayerFactory<'_, B>,
     b: &PlayerFactory<'_, B>,
     settings: &MatchSettings,
-    on_game: &(dyn Fn() + Sync),
+    on_game: &(dyn Fn(&FinishedGame) + Sync),
 ) -> Result<MatchResult, String> {
     let MatchSettings {
         games,
@@ -296,7 +312,7 @@ pub fn play_match_with<B: BitSet>(
                     Side::Attackers => play_game_from(rules, opening, &mut pa, &mut pb),
                     Side::Defenders => play_game_from(rules, opening, &mut pb, &mut pa),
                 };
-                results.lock().unwrap_or_else(|p| p.into_inner()).push(Played {
+                let played = Played {
                     game: g,
                     a_side,
                     score: score_for(game.outcome(), a_side),
@@ -313,8 +329,16 @@ pub fn play_match_with<B: BitSet>(
                             s.why
                         ))
                     }),
-                });
-                on_game();
+                };
+                let finished = FinishedGame {
+                    number: g + 1,
+                    a_side,
+                    a_score: played.score,
+                    plies: played.plies,
+                    stopped: played.stopped.clone(),
+                };
+                results.lock().unwrap_or_else(|p| p.into_inner()).push(played);
+                on_game(&finished);
             });
         }
     });
