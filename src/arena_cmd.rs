@@ -79,15 +79,15 @@ fn threads_text(p: &Resolved) -> String {
 /// One finished game as the match's log on stderr names it, so that a long match shows its
 /// games as they end and an interrupted one keeps them.
 fn game_line(g: &FinishedGame, games: u64) -> String {
-    let result = match g.a_score {
+    let result = match g.score {
         s if s > 0.75 => "A wins",
         s if s < 0.25 => "B wins",
         _ => "draw",
     };
     let mut line = format!(
         "game {} of {games} (pair {}, A {}): {result} after {} plies",
-        g.number,
-        g.number.div_ceil(2),
+        g.game + 1,
+        g.game / 2 + 1,
         g.a_side.name(),
         g.plies
     );
@@ -226,10 +226,11 @@ mod tests {
     #[test]
     fn a_finished_game_is_logged_with_its_pair_side_and_result() {
         let g = FinishedGame {
-            number: 4,
+            game: 3,
             a_side: Side::Defenders,
-            a_score: 0.0,
+            score: 0.0,
             plies: 67,
+            on_time: false,
             stopped: None,
         };
         assert_eq!(
@@ -237,9 +238,9 @@ mod tests {
             "game 4 of 40 (pair 2, A defenders): B wins after 67 plies"
         );
         let g = FinishedGame {
-            number: 1,
+            game: 0,
             a_side: Side::Attackers,
-            a_score: 0.5,
+            score: 0.5,
             stopped: Some("forfeit".into()),
             ..g
         };
@@ -247,7 +248,7 @@ mod tests {
             game_line(&g, 2),
             "game 1 of 2 (pair 1, A attackers): draw after 67 plies [forfeit]"
         );
-        let won = FinishedGame { a_score: 1.0, ..g };
+        let won = FinishedGame { score: 1.0, ..g };
         assert!(game_line(&won, 2).contains("A wins"));
     }
 

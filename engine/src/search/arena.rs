@@ -197,34 +197,22 @@ impl Default for MatchSettings {
     }
 }
 
-/// One finished game of a match, from A's point of view.
-struct Played {
-    /// Its index in the match.
-    game: u64,
-    /// The side A played.
-    a_side: Side,
-    /// A's score.
-    score: f64,
-    plies: u32,
-    /// Whether a player lost on time.
-    on_time: bool,
-    /// What ended the game outside the rules (another program's forfeit or verdict).
-    stopped: Option<String>,
-}
-
-/// A game of a match as it finishes (in the order games finish, not their order in the
-/// match), for progress reports: an interrupted match keeps what its log printed.
+/// One finished game of a match, from A's point of view: what the match result is made of,
+/// and what `play_match_with` hands its `on_game` as each game ends (in the order games
+/// finish), so that a progress log keeps the games of an interrupted match.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FinishedGame {
-    /// Its number in the match, from 1 (game `g` is of pair `(g + 1) / 2`).
-    pub number: u64,
+    /// Its index in the match, from 0 (A attacks in even games; pair `game / 2`).
+    pub game: u64,
     /// The side A played.
     pub a_side: Side,
     /// A's score: 1, 0.5 or 0.
-    pub a_score: f64,
+    pub score: f64,
     /// Its length.
     pub plies: u32,
-    /// What ended it outside the rules, if anything (as the match result lists it).
+    /// Whether a player lost on time.
+    pub on_time: bool,
+    /// What ended the game outside the rules (another program's forfeit or verdict).
     pub stopped: Option<String>,
 }
 
@@ -268,7 +256,7 @@ pub fn play_match_with<B: BitSet>(
     a(0)?;
     b(0)?;
     let next = AtomicU64::new(0);
-    let results: Mutex<Vec<Played>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<FinishedGame>> = Mutex::new(Vec::new());
     let failure: Mutex<Option<String>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..threads.clamp(1, games as usize) {
@@ -312,7 +300,7 @@ pub fn play_match_with<B: BitSet>(
                     Side::Attackers => play_game_from(rules, opening, &mut pa, &mut pb),
                     Side::Defenders => play_game_from(rules, opening, &mut pb, &mut pa),
                 };
-                let played = Played {
+                let played = FinishedGame {
                     game: g,
                     a_side,
                     score: score_for(game.outcome(), a_side),
@@ -330,15 +318,8 @@ pub fn play_match_with<B: BitSet>(
                         ))
                     }),
                 };
-                let finished = FinishedGame {
-                    number: g + 1,
-                    a_side,
-                    a_score: played.score,
-                    plies: played.plies,
-                    stopped: played.stopped.clone(),
-                };
+                on_game(&played);
                 results.lock().unwrap_or_else(|p| p.into_inner()).push(played);
-                on_game(&finished);
             });
         }
     });
@@ -348,7 +329,7 @@ pub fn play_match_with<B: BitSet>(
     let mut r = results.into_inner().unwrap_or_else(|p| p.into_inner());
     r.sort_by_key(|x| x.game);
     let mut out = MatchResult::default();
-    for Played {
+    for FinishedGame {
         a_side: side,
         score,
         plies,
