@@ -37,6 +37,7 @@ mod backend;
 mod bundle;
 mod cache;
 mod checkpoint;
+mod conv;
 pub mod encoding;
 mod error;
 mod inference;

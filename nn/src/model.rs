@@ -11,6 +11,7 @@
 //!           (moves left: FC from the same hidden layer                     [B, 1])
 //! ```
 
+use crate::conv::conv;
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
@@ -254,15 +255,15 @@ pub struct ResBlock {
 
 impl ResBlock {
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
-        let mut y = self.conv1.forward(x.clone()); // [B, C, n, n]
+        let mut y = conv(&self.conv1, x.clone()); // [B, C, n, n]
         if let Some(pool) = &self.pool {
-            let g = relu(pool.bn.forward(pool.conv.forward(x.clone()))); // [B, G, n, n]
+            let g = relu(pool.bn.forward(conv(&pool.conv, x.clone()))); // [B, G, n, n]
             let bias = pool.linear.forward(global_pool(g)); // [B, C]
             let [b, c] = bias.dims();
             y = y + bias.reshape([b, c, 1, 1]); // [B, C, n, n]
         }
         let y = relu(self.bn1.forward(y)); // [B, C, n, n]
-        let y = self.bn2.forward(self.conv2.forward(y)); // [B, C, n, n]
+        let y = self.bn2.forward(conv(&self.conv2, y)); // [B, C, n, n]
         relu(y + x) // [B, C, n, n]
     }
 }
@@ -299,18 +300,18 @@ impl TaflNet {
     /// Runs the network on a batch of encoded positions `[B, planes, n, n]`.
     pub fn forward(&self, input: Tensor<4>) -> NetOutput {
         let [b, _, n, _] = input.dims();
-        let mut x = relu(self.stem_bn.forward(self.stem.forward(input))); // [B, C, n, n]
+        let mut x = relu(self.stem_bn.forward(conv(&self.stem, input))); // [B, C, n, n]
         for block in &self.blocks {
             x = block.forward(x); // [B, C, n, n]
         }
 
-        let p = relu(self.policy.bn.forward(self.policy.conv.forward(x.clone()))); // [B, P, n, n]
-        let p = self.policy.out.forward(p); // [B, 4(n-1), n, n]
+        let p = relu(self.policy.bn.forward(conv(&self.policy.conv, x.clone()))); // [B, P, n, n]
+        let p = conv(&self.policy.out, p); // [B, 4(n-1), n, n]
         let k = p.dims()[1];
         // Square-major, as the policy index: (rank * n + file) * 4(n-1) + move.
         let policy = p.permute([0, 2, 3, 1]).reshape([b, n * n * k]); // [B, n*n*4(n-1)]
 
-        let v = relu(self.value.bn.forward(self.value.conv.forward(x))); // [B, V, n, n]
+        let v = relu(self.value.bn.forward(conv(&self.value.conv, x))); // [B, V, n, n]
         let h = relu(self.value.hidden.forward(global_pool(v))); // [B, H]
         let wdl = self.value.wdl.forward(h.clone()); // [B, 3]
         let moves_left = self.value.moves_left.as_ref().map(|m| m.forward(h)); // [B, 1]
