@@ -11,10 +11,15 @@
 //! ```text
 //!   forward:  y  = conv(x, w)                          flex's im2col + GEMM, as before
 //!   dx:       dx = conv(dy, flip_hw(swap_io(w)))       the same forward kernel, [co,ci] swapped
-//!   dw:       dw = dy' . cols'                         one GEMM:
-//!             dy'  [co, B*n*n]     (dy with batch and channels swapped)
-//!             cols [ci*k*k, B*n*n] (the im2col of x, built here row by row, read transposed)
+//!   dw:       dw = sum over chunks c of dy'_c . cols_c'  one GEMM a chunk of images:
+//!             dy'_c  [co, m]       (the chunk's dy with batch and channels swapped)
+//!             cols_c [ci*k*k, m]   (the chunk's im2col of x, read transposed)
+//!             m = images in the chunk x n*n, about 1,024
 //! ```
+//!
+//! The weight gradient is chunked because one GEMM over the whole batch reads an im2col of
+//! tens of megabytes from memory (87.8 GFLOP/s training 8x64 on 11x11), while a chunk's im2col
+//! stays in cache and the chunks keep both cores busy (126 GFLOP/s).
 //!
 //! Other backends (the GPU ones) keep burn's convolution and its backward; so does a dtype
 //! other than f32. The parameters stay burn `Conv2d` modules, so checkpoints do not change.
