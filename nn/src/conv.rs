@@ -345,6 +345,7 @@ mod tests {
         let xs: Vec<f32> = (1..=9).map(|v| v as f32).collect();
         let mut cols = vec![f32::NAN; 9 * 9];
         im2col_into(&mut cols, &xs, 1, 1, 3, 3);
+        assert!(cols.iter().all(|v| !v.is_nan()), "every entry is written");
         assert_eq!(&cols[..9], &[0., 0., 0., 0., 1., 2., 0., 4., 5.]);
         // The centre row (0, 1, 1) is the image itself; the last (0, 2, 2) reads x[y+1, x+1].
         assert_eq!(&cols[4 * 9..5 * 9], &xs[..]);
