@@ -6,6 +6,10 @@
 #
 #   checkpoints/measure-levels.sh [GAMES] [RULESETS...]      (default: 200 brandubh tablut hnefatafl copenhagen)
 #
+# RULE=suite (the default) starts every pair from the next position of the ruleset's opening
+# suite, checkpoints/openings/RULES.txt, with no random plies (the levels' own random moves
+# stay); RULE=random keeps the table before the suites: pairs from 4 random plies.
+#
 # Uses TAFL (a binary) if set, else target/release/tafl, built first with cargo build --release.
 # Prints a markdown table on stdout.
 set -euo pipefail
@@ -21,14 +25,20 @@ else
   tafl=target/release/tafl
 fi
 levels=$(grep -c '^\[\[level\]\]' configs/levels.toml)
-echo "| rules | level | vs level | games | as attackers W-D-L | as defenders W-D-L | score | Elo (95% interval) |"
-echo "|---|---|---|---|---|---|---|---|"
+rule="${RULE:-suite}"
+case "$rule" in suite | random) ;; *) echo "measure-levels.sh: RULE=$rule; use suite or random" >&2; exit 2 ;; esac
+echo "| rules | openings | level | vs level | games | as attackers W-D-L | as defenders W-D-L | score | Elo (95% interval) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for rules in "${rulesets[@]}"; do
+  start=()
+  if [[ "$rule" == suite ]]; then
+    start=(--openings "checkpoints/openings/$rules.txt")
+  fi
   for ((n = 2; n <= levels; n++)); do
-    out=$("$tafl" arena "level:$n" "level:$((n - 1))" --rules "$rules" --games "$games" --seed 1)
+    out=$("$tafl" arena "level:$n" "level:$((n - 1))" --rules "$rules" --games "$games" --seed 1 "${start[@]}")
     att=$(awk '$1 == "attackers" {print $2"-"$3"-"$4}' <<<"$out")
     def=$(awk '$1 == "defenders" {print $2"-"$3"-"$4}' <<<"$out")
     elo=$(grep '^A: ' <<<"$out" | sed -E 's/^A: ([^ ]+) Elo \(95%: ([^)]*)\), score ([0-9.]+).*/\1 (\2)|\3/')
-    echo "| $rules | $n | $((n - 1)) | $games | $att | $def | ${elo#*|} | ${elo%|*} |"
+    echo "| $rules | $rule | $n | $((n - 1)) | $games | $att | $def | ${elo#*|} | ${elo%|*} |"
   done
 done

@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
 # The standard strength table: each shipped network against the hand-written search, both at
-# 100 simulations and both making 10% random moves (the exploration rule of the balance
-# study's skilled rows: without it, every game under these defender-favoured rules is a
-# defenders' win and a match measures nothing), in colour-swapped pairs from shared random
-# openings. For each ruleset it runs
+# 100 simulations, in colour-swapped pairs. Two rules of play measure it (README, "Measuring
+# strength"):
 #
-#   tafl arena mcts:model=shipped:100 mcts:heuristic:100 --rules R --games GAMES --exploration 0.1 --seed 1
+# - RULE=suite (the default): every pair starts from the next position of the ruleset's
+#   opening suite, checkpoints/openings/RULES.txt (positions from which equal skilled players
+#   score about even), with no random moves after it:
 #
-# and prints a markdown table on stdout: the network's results as attackers and as defenders
+#     tafl arena mcts:model=shipped:100 mcts:heuristic:100 --rules R --games GAMES --openings checkpoints/openings/R.txt --exploration 0 --seed 1
+#
+# - RULE=exploration (the table before the suites, kept for continuity): both players make
+#   10% random moves, pairs from 4 random plies. It separates players on 11x11 boards but
+#   not on 7x7 and 9x9, where a defence that errs one move in ten still wins nearly every game:
+#
+#     tafl arena mcts:model=shipped:100 mcts:heuristic:100 --rules R --games GAMES --exploration 0.1 --seed 1
+#
+# It prints a markdown table on stdout: the network's results as attackers and as defenders
 # (W-D-L), its score and Elo with the 95% interval, and the attackers' wins of each player in
 # the same match (the network's as attackers, the hand-written search's as attackers).
 #
 #   checkpoints/measure-strength.sh [GAMES] [RULESETS...]      (default: 200 brandubh tablut hnefatafl)
 #
 # Environment: TAFL, the binary to use (default: target/release/tafl, built first with
-# cargo build --release); SIMULATIONS (100), EXPLORATION (0.1) and SEED (1) change the match.
+# cargo build --release); RULE (suite); SIMULATIONS (100), EXPLORATION (0.1 under the
+# exploration rule, 0 under the suite) and SEED (1) change the match; A and B replace the
+# players (default mcts:model=shipped:SIMS and mcts:heuristic:SIMS).
 # MOVETIME=SECONDS compares at equal time instead: both players think MOVETIME a move
 # (`mcts:model=shipped` against `mcts:heuristic`, `--movetime MOVETIME`), one game at a time
 # (THREADS, default 1) so that each move has every core of the machine.
@@ -25,7 +35,12 @@ shift || true
 rulesets=("${@:-brandubh tablut hnefatafl}")
 read -r -a rulesets <<<"${rulesets[*]}"
 sims="${SIMULATIONS:-100}"
-exploration="${EXPLORATION:-0.1}"
+rule="${RULE:-suite}"
+case "$rule" in
+  suite) exploration="${EXPLORATION:-0}" ;;
+  exploration) exploration="${EXPLORATION:-0.1}" ;;
+  *) echo "measure-strength.sh: RULE=$rule; use suite or exploration" >&2; exit 2 ;;
+esac
 seed="${SEED:-1}"
 if [[ -n "${TAFL:-}" ]]; then
   tafl="$TAFL"
@@ -33,21 +48,25 @@ else
   cargo build --release --quiet --bin tafl >&2
   tafl=target/release/tafl
 fi
-net="mcts:model=shipped:$sims"
-search="mcts:heuristic:$sims"
+net="${A:-mcts:model=shipped:$sims}"
+search="${B:-mcts:heuristic:$sims}"
 timing=()
 if [[ -n "${MOVETIME:-}" ]]; then
-  net="mcts:model=shipped"
-  search="mcts:heuristic"
+  net="${A:-mcts:model=shipped}"
+  search="${B:-mcts:heuristic}"
   timing=(--movetime "$MOVETIME" --threads "${THREADS:-1}")
 fi
-echo "| rules | games | network as attackers W-D-L | network as defenders W-D-L | score | Elo (95% interval) | attackers' wins: network / search |"
-echo "|---|---|---|---|---|---|---|"
+echo "| rules | rule | games | A as attackers W-D-L | A as defenders W-D-L | score | Elo (95% interval) | attackers' wins: A / B |"
+echo "|---|---|---|---|---|---|---|---|"
 reruns=()
 for rules in "${rulesets[@]}"; do
-  echo "$rules: $net vs $search ${timing[*]}, $games games, exploration $exploration ..." >&2
+  start=()
+  if [[ "$rule" == suite ]]; then
+    start=(--openings "checkpoints/openings/$rules.txt")
+  fi
+  echo "$rules: $net vs $search ${timing[*]}, $games games, $rule rule, exploration $exploration ..." >&2
   out=$("$tafl" arena "$net" "$search" --rules "$rules" --games "$games" \
-    --exploration "$exploration" --seed "$seed" "${timing[@]}")
+    --exploration "$exploration" --seed "$seed" "${start[@]}" "${timing[@]}")
   # `attackers W D L` and `defenders W D L`: the network's rows (it is player A).
   att=$(awk '$1 == "attackers" {print $2"-"$3"-"$4}' <<<"$out")
   def=$(awk '$1 == "defenders" {print $2"-"$3"-"$4}' <<<"$out")
@@ -61,7 +80,7 @@ for rules in "${rulesets[@]}"; do
     exit 1
   fi
   elo=$(sed -E 's/^A: ([^ ]+) Elo \(95%: ([^)]*)\), score ([0-9.]+).*/\1 (\2)|\3/' <<<"$line")
-  echo "| $rules | $games | $att | $def | ${elo#*|} | ${elo%|*} | $net_att_wins / $search_att_wins |"
+  echo "| $rules | $rule | $games | $att | $def | ${elo#*|} | ${elo%|*} | $net_att_wins / $search_att_wins |"
   reruns+=("$(sed -n 's/^rerun: //p' <<<"$out")")
 done
 echo

@@ -2,12 +2,32 @@
 //! The games are played by the trainer's match code, the same that plays arenas and ladders
 //! inside a training run.
 
-use tafl_engine::{play_match_with, FinishedGame, MatchResult, MatchSettings};
+use tafl_engine::{play_match_from, FinishedGame, MatchResult, MatchSettings, OpeningSuite, Openings};
 use tafl_engine::{with_board, BitSet, Rules, Ruleset, Side, ThinkingLimit};
 use tafl_lab::players::{build, Resolved};
 
+/// An opening suite named on the command line: the path as written (for the report and the
+/// `rerun:` line) and the suite it holds.
+#[derive(Clone, Debug)]
+pub struct SuiteArg {
+    /// The path as given.
+    pub path: String,
+    /// The parsed suite (checked against the rules when the match starts).
+    pub suite: OpeningSuite,
+}
+
+impl SuiteArg {
+    /// Reads a suite file; the error names the file and the line.
+    pub fn load(path: &str) -> Result<SuiteArg, String> {
+        Ok(SuiteArg {
+            path: path.to_string(),
+            suite: OpeningSuite::load(std::path::Path::new(path))?,
+        })
+    }
+}
+
 /// How a match is played.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Settings {
     /// Games (rounded up to whole pairs).
     pub games: u64,
@@ -15,8 +35,10 @@ pub struct Settings {
     pub seed: u64,
     /// Plies after which a game ends with no result.
     pub ply_limit: Option<u32>,
-    /// Random plies opening each pair.
+    /// Random plies opening each pair (not used with a suite).
     pub opening_plies: u32,
+    /// The opening suite whose positions start the pairs, instead of random plies.
+    pub openings: Option<SuiteArg>,
     /// Probability, each move, that either player plays a uniformly random legal move instead
     /// of its own; a level's own exploration stays where higher.
     pub exploration: f32,
@@ -43,15 +65,18 @@ fn shell_word(w: &str) -> String {
 
 /// The command line that plays the same match again (players and rules as given).
 pub fn command_line(a: &str, b: &str, rules: &str, s: &Settings) -> String {
+    let start = match &s.openings {
+        Some(suite) => format!("--openings {}", shell_word(&suite.path)),
+        None => format!("--opening-plies {}", s.opening_plies),
+    };
     let mut line = format!(
-        "tafl arena {} {} --rules {} --games {} --seed {} --ply-limit {} --opening-plies {} --exploration {}",
+        "tafl arena {} {} --rules {} --games {} --seed {} --ply-limit {} {start} --exploration {}",
         shell_word(a),
         shell_word(b),
         shell_word(rules),
         s.games,
         s.seed,
         s.ply_limit.unwrap_or(0),
-        s.opening_plies,
         s.exploration
     );
     let limit = s.limit.flag();
@@ -125,19 +150,91 @@ pub fn report(a: &str, b: &str, r: &MatchResult) -> String {
     out
 }
 
+/// How the games from each position of a suite went, as the report sums them up: a position
+/// from which one side won every game (whoever played it) measures nothing, so their count is
+/// the suite's health.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SuiteSpread {
+    /// Positions played.
+    pub played: usize,
+    /// Positions in the suite.
+    pub positions: usize,
+    /// Positions from which the attackers won every game.
+    pub attackers_every_game: Vec<usize>,
+    /// Positions from which the defenders won every game.
+    pub defenders_every_game: Vec<usize>,
+}
+
+impl SuiteSpread {
+    /// The spread of a match's games over `positions` suite positions (pair `p` from
+    /// position `p % positions`; A attacks in even games).
+    pub fn of(scores: &[f64], positions: usize) -> SuiteSpread {
+        let mut out = SuiteSpread {
+            positions,
+            ..SuiteSpread::default()
+        };
+        for (i, t) in tafl_engine::suite_tallies(scores, positions).iter().enumerate() {
+            let n = t.games();
+            if n == 0 {
+                continue;
+            }
+            out.played += 1;
+            if t.attackers == n {
+                out.attackers_every_game.push(i + 1);
+            } else if t.defenders == n {
+                out.defenders_every_game.push(i + 1);
+            }
+        }
+        out
+    }
+
+    /// The report's lines.
+    pub fn text(&self, path: &str) -> String {
+        let list = |v: &[usize]| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                let shown: Vec<String> = v.iter().take(20).map(|i| i.to_string()).collect();
+                let more = if v.len() > 20 { ", ..." } else { "" };
+                format!("{} ({}{more})", v.len(), shown.join(", "))
+            }
+        };
+        let mut out = format!(
+            "openings: suite {path}, {} of its {} positions played, each in colour-swapped pairs\n",
+            self.played, self.positions
+        );
+        out.push_str(&format!(
+            "positions one side won every game from: attackers {}; defenders {}\n",
+            list(&self.attackers_every_game),
+            list(&self.defenders_every_game)
+        ));
+        out
+    }
+}
+
 fn play<B: BitSet>(
     rules: &Rules<B>,
     a: &Resolved,
     b: &Resolved,
     settings: &MatchSettings,
+    suite: Option<&OpeningSuite>,
     bar: &indicatif::ProgressBar,
 ) -> Result<MatchResult, String> {
     let games = settings.games.div_ceil(2) as u64 * 2;
-    play_match_with(
+    let positions = match suite {
+        Some(s) => Some(s.positions(rules).map_err(|e| format!("--openings: {e}"))?),
+        None => None,
+    };
+    let openings = match &positions {
+        Some(p) => Openings::Suite(p),
+        None => Openings::Random,
+    };
+    play_match_from(
         rules,
         &|s| build::<B>(a, s, rules),
         &|s| build::<B>(b, s, rules),
         settings,
+        openings,
         &|g| {
             bar.suspend(|| eprintln!("{}", game_line(g, games)));
             bar.inc(1);
@@ -187,11 +284,17 @@ pub fn run(
     let (a, b) = (&a, &b);
     let bar = crate::common::progress_bar(games as u64, "arena");
     // Inside the pool, so that network players batch for as many callers as there are threads.
+    let suite = settings.openings.as_ref().map(|s| &s.suite);
     let result =
-        pool.install(|| with_board!(rs, B, rules => play::<B>(&rules, a, b, &match_settings, &bar)))?;
+        pool.install(|| with_board!(rs, B, rules => play::<B>(&rules, a, b, &match_settings, suite, &bar)))?;
     bar.finish_and_clear();
     print!("{}", report(&a.label, &b.label, &result));
-    if settings.opening_plies > 0 {
+    if let Some(s) = &settings.openings {
+        print!(
+            "{}",
+            SuiteSpread::of(&result.scores, s.suite.entries.len()).text(&s.path)
+        );
+    } else if settings.opening_plies > 0 {
         println!(
             "each pair opened with {} random plies (seed {})",
             settings.opening_plies, settings.seed
@@ -253,12 +356,37 @@ mod tests {
     }
 
     #[test]
+    fn the_spread_names_the_positions_one_side_won_every_game_from() {
+        // Three positions, two rounds: position 1 (games 0, 1, 6, 7), 2 (2, 3, 8, 9), 3 (4, 5).
+        // A attacks in even games; a score is A's.
+        let scores = [
+            1.0, 0.0, // position 1: A attacks and wins; B attacks and wins: attackers twice
+            1.0, 1.0, // position 2: attackers, then defenders
+            0.0, 1.0, // position 3: defenders twice
+            1.0, 0.0, // position 1 again: attackers twice
+            0.5, 0.5, // position 2 again: no result
+        ];
+        let spread = SuiteSpread::of(&scores, 4);
+        assert_eq!(spread.played, 3);
+        assert_eq!(spread.positions, 4);
+        assert_eq!(spread.attackers_every_game, vec![1]);
+        assert_eq!(spread.defenders_every_game, vec![3]);
+        let text = spread.text("s.txt");
+        assert!(
+            text.contains("suite s.txt, 3 of its 4 positions played"),
+            "{text}"
+        );
+        assert!(text.contains("attackers 1 (1); defenders 1 (3)"), "{text}");
+    }
+
+    #[test]
     fn the_rerun_line_names_every_setting_and_quotes_odd_words() {
         let s = Settings {
             games: 200,
             seed: 1,
             ply_limit: Some(400),
             opening_plies: 4,
+            openings: None,
             exploration: 0.1,
             limit: ThinkingLimit::Simulations,
             search_threads: None,
@@ -271,14 +399,25 @@ mod tests {
         let timed = Settings {
             limit: ThinkingLimit::parse_clock("10+0.1").unwrap(),
             search_threads: Some(2),
-            ..s
+            ..s.clone()
         };
         assert!(command_line("a", "b", "brandubh", &timed).ends_with(" --clock 10+0.1 --search-threads 2"));
         let tree = Settings {
             parallel: Some(tafl_engine::Parallelism::Tree),
-            ..timed
+            ..timed.clone()
         };
         assert!(command_line("a", "b", "brandubh", &tree).ends_with(" --search-threads 2 --parallel tree"));
+        let suite = Settings {
+            openings: Some(SuiteArg {
+                path: "checkpoints/openings/brandubh.txt".into(),
+                suite: OpeningSuite::default(),
+            }),
+            ..s.clone()
+        };
+        assert_eq!(
+            command_line("a", "b", "brandubh", &suite),
+            "tafl arena a b --rules brandubh --games 200 --seed 1 --ply-limit 400 --openings checkpoints/openings/brandubh.txt --exploration 0.1"
+        );
         let line = command_line("mcts:model=my run's/x:8", "random", "a b.toml", &s);
         assert!(
             line.starts_with("tafl arena 'mcts:model=my run'\\''s/x:8' random --rules 'a b.toml' "),

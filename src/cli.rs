@@ -41,6 +41,18 @@ enum Command {
     Analyze(AnalyzeArgs),
     /// Play two players against each other in colour-swapped pairs and estimate the Elo difference.
     Arena(ArenaArgs),
+    /// Build an opening suite: start positions from which equal skilled players score about
+    /// even, judged by play, for `tafl arena --openings` (checkpoints/openings/ ships one per
+    /// ruleset).
+    ///
+    /// Candidates are positions --plies plies before the end of source games in which the
+    /// defenders erred (--source, --random-side) and the attackers won, mirror images and
+    /// rotations removed. The judge plays each against itself, --games games with each side's
+    /// simulations drawn within --spread of its own and no random moves after the opening
+    /// (half first: a position that can no longer be kept is dropped), and a position is kept
+    /// when the share of games the attackers win from it lies within --keep. The same seed
+    /// makes the same file.
+    Openings(OpeningsArgs),
     /// The win-rate study of rulesets: random and skilled play, 95% intervals, before/after of
     /// rule changes. Prints the table and writes balance.md, .csv, .json and .png to --out.
     ///
@@ -228,20 +240,27 @@ struct ArenaArgs {
     #[arg(long)]
     #[arg(value_parser = crate::common::parse_rules)]
     rules: RulesArg,
-    /// Games (rounded up to whole pairs).
-    #[arg(long, default_value_t = 100)]
-    games: u64,
+    /// Games (rounded up to whole pairs). Default: 100, or with --openings two for each
+    /// position of the suite.
+    #[arg(long)]
+    games: Option<u64>,
     /// Seed of every game's players.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Plies after which a game ends with no result (0: none).
     #[arg(long, default_value_t = 400)]
     ply_limit: u32,
-    /// Uniformly random plies opening each pair (both games of a pair share it). Search
-    /// players without noise are deterministic: with no opening, every pair would repeat
-    /// the same two games.
-    #[arg(long, default_value_t = 4)]
-    opening_plies: u32,
+    /// Uniformly random plies opening each pair (both games of a pair share it; default 4).
+    /// Search players without noise are deterministic: with no opening, every pair would
+    /// repeat the same two games.
+    #[arg(long, conflicts_with = "openings")]
+    opening_plies: Option<u32>,
+    /// An opening suite (`tafl openings` makes one; checkpoints/openings/ ships one per
+    /// ruleset): each pair starts from its next position, colours swapped, cycling through
+    /// the suite when --games asks for more. Under defender-favoured rules this is what lets
+    /// a match between skilled players measure strength on 7x7 and 9x9 boards.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<String>,
     /// Probability, each move, that either player plays a uniformly random legal move
     /// instead of its own (the exploration rule of `tafl balance`'s skilled rows); a
     /// level's own random moves stay where higher. Under rules where one side wins every
@@ -254,6 +273,174 @@ struct ArenaArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+}
+
+/// The arguments of `tafl openings`.
+#[derive(clap::Args, Debug)]
+struct OpeningsArgs {
+    /// Ruleset id or rules file.
+    #[arg(long)]
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// The file to write (the suite, one position a line).
+    #[arg(long)]
+    out: std::path::PathBuf,
+    /// The player that judges each candidate against itself: a spec or `level:N`.
+    #[arg(long, default_value = tafl_lab::openings::DEFAULT_JUDGE)]
+    judge: String,
+    /// Candidate positions to judge.
+    #[arg(long, default_value_t = 300)]
+    candidates: usize,
+    /// Where candidates come from: `end:P` (default), the position --plies plies before the
+    /// end of a decided source game from the start, in which each move of the --random-side
+    /// is uniformly random with probability P and the other side plays the judge's moves; or
+    /// `start`, --plies plies from the start with every move of the --random-side random.
+    #[arg(long, default_value = "end:0.3", value_parser = tafl_lab::openings::Source::parse)]
+    source: tafl_lab::openings::Source,
+    /// Plies that make a candidate (from the start, or before a source game's end): `N` or
+    /// `LEAST-MOST`.
+    #[arg(long, default_value = "2-10", value_parser = parse_u32_range)]
+    plies: (u32, u32),
+    /// Whose opening moves are uniformly random: `attackers`, `defenders` or `both`; the other
+    /// side plays the judge's moves. Under defender-favoured rules, random moves by both sides
+    /// leave positions the defenders still win whoever plays them; a defence that erred in
+    /// the opening gives the attackers their chances.
+    #[arg(long, value_enum, default_value_t = RandomSide::Defenders)]
+    random_side: RandomSide,
+    /// How far each side's simulations stray from the judge's own in a judging game, as a
+    /// factor (drawn log-uniformly from SIMS/SPREAD to SIMS*SPREAD for each side of each
+    /// game): equal searches play one game again and again from a position, players of
+    /// about equal strength vary. 1: every game at the judge's own simulations.
+    #[arg(long, default_value_t = 4.0)]
+    spread: f64,
+    /// Games the judge plays from each candidate (even).
+    #[arg(long, default_value_t = 8)]
+    games: u32,
+    /// The share of the games the attackers win from a kept position, `LEAST-MOST`; the
+    /// defence wins or holds the rest.
+    #[arg(long, default_value = "0.25-0.75", value_parser = parse_f64_range)]
+    keep: (f64, f64),
+    /// The most positions kept (the first found, in candidate order).
+    #[arg(long, default_value_t = 100)]
+    size: usize,
+    /// Plies after which a judging game ends with no result.
+    #[arg(long, default_value_t = 200)]
+    ply_limit: u32,
+    /// Seed of the candidates and the judge's games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads (default: all cores); the suite does not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Whose opening moves `tafl openings` makes random.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum RandomSide {
+    /// Both sides'.
+    Both,
+    /// The attackers'.
+    Attackers,
+    /// The defenders'.
+    Defenders,
+}
+
+impl RandomSide {
+    fn side(self) -> Option<tafl_engine::Side> {
+        match self {
+            RandomSide::Both => None,
+            RandomSide::Attackers => Some(tafl_engine::Side::Attackers),
+            RandomSide::Defenders => Some(tafl_engine::Side::Defenders),
+        }
+    }
+}
+
+/// `N` or `A-B` as an inclusive range.
+fn parse_u32_range(s: &str) -> Result<(u32, u32), String> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("`{t}` is not a whole number"))
+    };
+    match s.split_once('-') {
+        Some((a, b)) => Ok((num(a)?, num(b)?)),
+        None => num(s).map(|n| (n, n)),
+    }
+}
+
+/// `A-B` as an inclusive range of fractions.
+fn parse_f64_range(s: &str) -> Result<(f64, f64), String> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("`{t}` is not a number"))
+    };
+    let (a, b) = s
+        .split_once('-')
+        .ok_or_else(|| format!("`{s}` is not a range LEAST-MOST"))?;
+    Ok((num(a)?, num(b)?))
+}
+
+impl OpeningsArgs {
+    fn run(self) -> Result<(), String> {
+        let judge = tafl_lab::players::resolve(&self.judge).map_err(|e| format!("--judge: {e}"))?;
+        let pool = crate::common::pool(self.threads)?;
+        let req = tafl_lab::openings::BuildRequest {
+            rules_text: self.rules.text.clone(),
+            ruleset: self.rules.ruleset,
+            judge_text: self.judge,
+            judge,
+            candidates: self.candidates,
+            plies: self.plies,
+            source: self.source,
+            random_side: self.random_side.side(),
+            spread: self.spread,
+            games: self.games,
+            keep: self.keep,
+            size: self.size,
+            ply_limit: self.ply_limit,
+            seed: self.seed,
+            threads: pool.current_num_threads(),
+        };
+        req.validate()?;
+        let bar = crate::common::progress_bar(0, "judging");
+        // Inside the pool, so that network judges batch for as many callers as there are threads.
+        let built = pool.install(|| tafl_lab::openings::build_suite(&req, &bar))?;
+        bar.finish_and_clear();
+        if built.suite.entries.is_empty() {
+            return Err(format!(
+                "no candidate of {} was balanced within --keep {}-{}: nothing written; try more --candidates, other --plies or a wider --keep",
+                built.judged.len(),
+                req.keep.0,
+                req.keep.1
+            ));
+        }
+        tafl_lab::work::write_atomic(&self.out, built.suite.to_text().as_bytes())?;
+        for line in &built.suite.header {
+            println!("{line}");
+        }
+        let first = req.first_round();
+        let dropped = |wins: u32| {
+            built
+                .judged
+                .iter()
+                .filter(|j| j.tally.games() == first && j.tally.attackers == wins)
+                .count()
+        };
+        println!(
+            "candidates dropped after the first {first} games: the attackers won all {}, none {}",
+            dropped(first),
+            dropped(0)
+        );
+        println!(
+            "wrote {} positions to {}",
+            built.suite.entries.len(),
+            self.out.display()
+        );
+        Ok(())
+    }
 }
 
 /// The arguments of `tafl balance`.
@@ -299,6 +486,11 @@ struct BalanceArgs {
     /// share and whether its 95% interval excludes zero.
     #[arg(long)]
     compare: bool,
+    /// An opening suite for the skilled rows of the ruleset its file names (repeatable, one
+    /// per ruleset; checkpoints/openings/ ships them): skilled game i starts from its
+    /// position i % len instead of the start.
+    #[arg(long, value_name = "FILE", conflicts_with = "strength_sweep")]
+    openings: Vec<std::path::PathBuf>,
     /// Balance against strength: a training run folder (each of its checkpoints plays both
     /// sides, `mcts:model=CHECKPOINT:SIMS`) or `levels` (each level of configs/levels.toml).
     /// Each point is --games games under the run's rules, with the exploration rule of
@@ -429,6 +621,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Play(args) => args.run(),
         Command::Analyze(args) => args.run(),
         Command::Arena(args) => args.run(),
+        Command::Openings(args) => args.run(),
         Command::Balance(args) => args.run(),
         Command::Engine(args) => args.run(),
         Command::Export(args) => args.run(),
@@ -601,6 +794,7 @@ impl ArenaArgs {
             seed,
             ply_limit,
             opening_plies,
+            openings,
             exploration,
             think,
             threads,
@@ -611,6 +805,21 @@ impl ArenaArgs {
             tafl_lab::players::resolve(&a_spec)?,
             tafl_lab::players::resolve(&b_spec)?,
         );
+        let openings = match openings {
+            Some(path) => {
+                Some(crate::arena_cmd::SuiteArg::load(&path).map_err(|e| format!("--openings: {e}"))?)
+            }
+            None => None,
+        };
+        let opening_plies = match (&openings, opening_plies) {
+            (Some(_), _) => 0,
+            (None, plies) => plies.unwrap_or(4),
+        };
+        let games = match (games, &openings) {
+            (Some(g), _) => g,
+            (None, Some(s)) => 2 * s.suite.entries.len() as u64,
+            (None, None) => 100,
+        };
         if games == 0 {
             return Err("--games must be at least 1".into());
         }
@@ -630,6 +839,7 @@ impl ArenaArgs {
             seed,
             ply_limit: (ply_limit > 0).then_some(ply_limit),
             opening_plies,
+            openings,
             exploration,
             limit: think.limit()?,
             search_threads: think.given_search_threads()?,
@@ -656,6 +866,7 @@ impl BalanceArgs {
             exploration,
             sets,
             compare,
+            openings,
             strength_sweep,
             games,
             simulations,
@@ -693,6 +904,7 @@ impl BalanceArgs {
                     exploration,
                     sets,
                     compare,
+                    openings,
                 };
                 tafl_lab::balance::run(&req, stop)
             }

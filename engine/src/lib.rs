@@ -23,6 +23,7 @@ mod game_tally;
 pub mod input;
 mod movegen;
 mod notation;
+mod opening_suite;
 mod opentafl;
 mod outcome;
 mod panel;
@@ -49,6 +50,7 @@ pub use game_record::GameRecord;
 pub use game_tally::GameTally;
 pub use movegen::{MoveList, MAX_MOVES};
 pub use notation::{parse_move, play_text, played_text, position_from_record, position_record};
+pub use opening_suite::{symmetry_key, OpeningSuite, SuiteEntry, MAX_SUITE_POSITIONS};
 pub use opentafl::{otn_move_text, ruleset_from_opentafl, ruleset_from_text, ruleset_to_opentafl, OtgRecord};
 pub use outcome::{Outcome, Reason};
 pub use panel::rules_panel;
@@ -66,10 +68,11 @@ pub use ruleset::{
     ThroneKind, ThronePass, ThroneStop, YesNo, BUILTIN_IDS,
 };
 pub use search::{
-    classic_evaluator, play_game, play_game_from, play_match_with, random_opening, score_for, EvalInput,
-    Evaluation, Evaluator, EvaluatorFactory, EvaluatorSpec, Features, FinishedGame, Heuristic, Level, Levels,
-    MatchResult, MatchSettings, MoveStat, Parallelism, Player, PlayerFactory, PlayerSpec, Proven, Rollout,
-    RootSelection, Search, SearchConfig, SearchResult, Uniform, Wdl, OPENING_SEED,
+    classic_evaluator, play_game, play_game_from, play_match_from, play_match_with, random_opening,
+    score_for, suite_tallies, EvalInput, Evaluation, Evaluator, EvaluatorFactory, EvaluatorSpec, Features,
+    FinishedGame, Heuristic, Level, Levels, MatchResult, MatchSettings, MoveStat, Openings, Parallelism,
+    Player, PlayerFactory, PlayerSpec, Proven, Rollout, RootSelection, Search, SearchConfig, SearchResult,
+    SideTally, Uniform, Wdl, OPENING_SEED,
 };
 pub use search::{merge_results, parse_duration, Clock, Deadline, ThinkingLimit, MAX_NODES, MOVE_OVERHEAD};
 pub use side::{Piece, Side};

@@ -130,6 +130,27 @@ impl<B: BitSet> Position<B> {
         }
     }
 
+    /// The result a position shows on its own, with no move to go by: the king on an escape
+    /// square, the defenders in an exit fort or encircled after the side that made it moved
+    /// (the side not to move), or no legal move for the side to move. A position given from
+    /// outside (a suite, a request) is judged by it, so that a game already over is not
+    /// played on. A king's capture leaves no king to judge, so it cannot be shown here.
+    pub fn settled_outcome(&self, rules: &Rules<B>) -> Option<Outcome> {
+        if rules.escape.has(self.king_sq as usize) {
+            return Some(Outcome::win(Side::Defenders, Reason::Escape));
+        }
+        match self.to_move {
+            Side::Attackers if rules.exit_fort && self.exit_fort(rules) => {
+                return Some(Outcome::win(Side::Defenders, Reason::ExitFort))
+            }
+            Side::Defenders if rules.encirclement && self.encircled(rules) => {
+                return Some(Outcome::win(Side::Attackers, Reason::Encirclement))
+            }
+            _ => {}
+        }
+        self.no_moves_outcome(rules)
+    }
+
     /// Check 7: the side to move has no legal move.
     #[inline]
     pub fn no_moves_outcome(&self, rules: &Rules<B>) -> Option<Outcome> {

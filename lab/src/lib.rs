@@ -11,6 +11,8 @@
 //!   of the engine protocols ([`otep`], [`htp`]: typed messages, no I/O), as a player.
 //! - [`models`] and [`shipped`] (the trainer's, re-exported): a model from a run or
 //!   checkpoint folder, or the one shipped for the rules in play.
+//! - [`openings`]: opening suites built by play, the start positions that let a match
+//!   between skilled players measure strength under defender-favoured rules.
 //! - [`limits`] and [`work`]: the bounds on what a caller may ask for, the worker pool and the
 //!   progress bars that long work shares.
 //!
@@ -47,6 +49,7 @@
 //!     exploration: 0.1,
 //!     sets: Vec::new(),
 //!     compare: false,
+//!     openings: Vec::new(),
 //! }, &stop)?;
 //! assert!(out.join("balance.json").exists());
 //! # let _ = std::fs::remove_dir_all(&out);
@@ -64,6 +67,7 @@ pub mod engine_process;
 pub mod external_player;
 pub mod htp;
 pub mod limits;
+pub mod openings;
 pub mod otep;
 pub mod players;
 pub mod work;

@@ -1,4 +1,5 @@
-//! What long work shares: the worker pool it runs on and the progress bar it shows.
+//! What long work shares: the worker pool it runs on, the progress bar it shows and the atomic
+//! write of what it produces.
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -22,4 +23,14 @@ pub fn progress_bar(len: u64, label: &str) -> ProgressBar {
     }
     bar.set_message(label.to_string());
     bar
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so that
+/// an interrupted write never leaves half a file.
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("output");
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    std::fs::write(&tmp, bytes)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
 }

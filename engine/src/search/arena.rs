@@ -222,6 +222,75 @@ pub const OPENING_SEED: u64 = 0x0BE1_1115;
 /// Makes a side's player for one game from that game's seed.
 pub type PlayerFactory<'a, B> = dyn Fn(u64) -> Result<Player<B>, String> + Sync + 'a;
 
+/// Where the games of a match start.
+#[derive(Clone, Copy, Debug)]
+pub enum Openings<'a, B: BitSet> {
+    /// The rules' start position after the settings' `opening_plies` random plies, drawn
+    /// anew for each pair.
+    Random,
+    /// The positions of an opening suite (see [`crate::OpeningSuite`]): pair `p` plays
+    /// position `p % len` (so the suite cycles when a match asks for more pairs than it
+    /// holds), with no random plies.
+    Suite(&'a [crate::position::Position<B>]),
+}
+
+impl<B: BitSet> Openings<'_, B> {
+    /// The suite position game `game` starts from (`None` for random openings).
+    pub fn suite_index(&self, game: u64) -> Option<usize> {
+        match self {
+            Openings::Random => None,
+            Openings::Suite(p) => Some(((game / 2) % p.len().max(1) as u64) as usize),
+        }
+    }
+}
+
+/// How the games from one start position went, by side (not by player): what tells a
+/// balanced position from one that one side wins whoever plays it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SideTally {
+    /// Games the attackers won.
+    pub attackers: u32,
+    /// Games the defenders won.
+    pub defenders: u32,
+    /// Draws and games without a result.
+    pub other: u32,
+}
+
+impl SideTally {
+    /// Games counted.
+    pub fn games(&self) -> u32 {
+        self.attackers + self.defenders + self.other
+    }
+    /// The attackers' score: their wins plus half the other games, over the games (0.5 when
+    /// none was played).
+    pub fn attackers_score(&self) -> f64 {
+        match self.games() {
+            0 => 0.5,
+            n => (self.attackers as f64 + 0.5 * self.other as f64) / n as f64,
+        }
+    }
+}
+
+/// The games of a match from a suite of `positions` start positions, tallied by position and
+/// by side: `scores` are A's in game order (A attacks in even games), pair `p` from position
+/// `p % positions`, as [`play_match_from`] plays them.
+pub fn suite_tallies(scores: &[f64], positions: usize) -> Vec<SideTally> {
+    let mut tally = vec![SideTally::default(); positions.max(1)];
+    for (g, &score) in scores.iter().enumerate() {
+        let t = &mut tally[(g / 2) % positions.max(1)];
+        let a_attacks = g % 2 == 0;
+        if score == 0.5 {
+            t.other += 1;
+        } else if (score > 0.5) == a_attacks {
+            t.attackers += 1;
+        } else {
+            t.defenders += 1;
+        }
+    }
+    tally.truncate(positions);
+    tally
+}
+
 /// Plays a match between players made by `a` and `b` (A attacks in even games), game `g`
 /// from the random opening of pair `g / 2`, on `settings.threads` threads. Each game's
 /// players are seeded from (seed, game); results come back in game order, so they do not
@@ -231,6 +300,19 @@ pub fn play_match_with<B: BitSet>(
     a: &PlayerFactory<'_, B>,
     b: &PlayerFactory<'_, B>,
     settings: &MatchSettings,
+    on_game: &(dyn Fn(&FinishedGame) + Sync),
+) -> Result<MatchResult, String> {
+    play_match_from(rules, a, b, settings, Openings::Random, on_game)
+}
+
+/// [`play_match_with`] from the given openings: with a suite, pair `p` starts from its
+/// position `p % len` and `settings.opening_plies` is not used.
+pub fn play_match_from<B: BitSet>(
+    rules: &Rules<B>,
+    a: &PlayerFactory<'_, B>,
+    b: &PlayerFactory<'_, B>,
+    settings: &MatchSettings,
+    openings: Openings<'_, B>,
     on_game: &(dyn Fn(&FinishedGame) + Sync),
 ) -> Result<MatchResult, String> {
     let MatchSettings {
@@ -250,6 +332,9 @@ pub fn play_match_with<B: BitSet>(
     }
     if games == 0 {
         return Err("a match needs at least one game".into());
+    }
+    if matches!(openings, Openings::Suite(p) if p.is_empty()) {
+        return Err("the opening suite holds no position".into());
     }
     let games = games.div_ceil(2) as u64 * 2;
     // Build once to surface spec errors before the threads start.
@@ -290,12 +375,18 @@ pub fn play_match_with<B: BitSet>(
                 } else {
                     Side::Defenders
                 };
-                let opening = random_opening(
-                    rules,
-                    opening_plies,
-                    game_seed(seed ^ OPENING_SEED, g / 2),
-                    ply_limit,
-                );
+                let opening = match openings {
+                    Openings::Random => random_opening(
+                        rules,
+                        opening_plies,
+                        game_seed(seed ^ OPENING_SEED, g / 2),
+                        ply_limit,
+                    ),
+                    Openings::Suite(positions) => {
+                        let i = openings.suite_index(g).unwrap_or(0);
+                        Game::from_position(rules, positions[i]).with_ply_limit(ply_limit)
+                    }
+                };
                 let game = match a_side {
                     Side::Attackers => play_game_from(rules, opening, &mut pa, &mut pb),
                     Side::Defenders => play_game_from(rules, opening, &mut pb, &mut pa),
@@ -359,6 +450,83 @@ pub fn play_match_with<B: BitSet>(
 mod tests {
     use super::*;
     use crate::ruleset::Ruleset;
+
+    #[test]
+    fn suite_games_are_tallied_by_position_and_side() {
+        // Two positions; A attacks in even games: position 1 has games 0, 1, 4, 5.
+        let scores = [1.0, 1.0, 0.0, 1.0, 0.5, 0.0];
+        let t = suite_tallies(&scores, 2);
+        assert_eq!(
+            t[0],
+            SideTally {
+                attackers: 2,
+                defenders: 0,
+                other: 1
+            }
+        );
+        assert_eq!(
+            t[1],
+            SideTally {
+                attackers: 0,
+                defenders: 2,
+                other: 0
+            }
+        );
+        assert_eq!(t[0].attackers_score(), 2.5 / 3.0);
+        assert_eq!(SideTally::default().attackers_score(), 0.5);
+        assert!(suite_tallies(&[], 0).is_empty());
+    }
+
+    #[test]
+    fn a_suite_match_starts_each_pair_from_its_position_cycling() {
+        use crate::search::player::{classic_evaluator, Player, PlayerSpec};
+        use crate::search::SearchConfig;
+        let rs = Ruleset::builtin("brandubh");
+        let rules = Rules::<u128>::new(&rs).unwrap();
+        let positions: Vec<_> = (0..3)
+            .map(|s| *random_opening(&rules, 6, s, None).position())
+            .collect();
+        let starts: Mutex<Vec<(u64, u64)>> = Mutex::new(Vec::new());
+        let random = |s: u64| {
+            Player::new(
+                &PlayerSpec::Random,
+                s,
+                &SearchConfig::default(),
+                &classic_evaluator::<u128>,
+            )
+        };
+        let settings = MatchSettings {
+            games: 8,
+            ply_limit: Some(1),
+            threads: 2,
+            ..MatchSettings::default()
+        };
+        let r = play_match_from(
+            &rules,
+            &random,
+            &random,
+            &settings,
+            Openings::Suite(&positions),
+            &|g| starts.lock().unwrap().push((g.game, g.plies as u64)),
+        )
+        .unwrap();
+        assert_eq!(r.scores.len(), 8);
+        assert!(
+            r.plies.iter().all(|&p| p == 1),
+            "one ply from each suite position: {:?}",
+            r.plies
+        );
+        let openings = Openings::Suite(&positions);
+        let index: Vec<usize> = (0..8).map(|g| openings.suite_index(g).unwrap()).collect();
+        assert_eq!(
+            index,
+            vec![0, 0, 1, 1, 2, 2, 0, 0],
+            "pairs cycle through the suite"
+        );
+        assert_eq!(Openings::<u128>::Random.suite_index(3), None);
+        let empty = play_match_from(&rules, &random, &random, &settings, Openings::Suite(&[]), &|_| {});
+        assert!(empty.unwrap_err().contains("no position"));
+    }
 
     #[test]
     fn random_openings_are_seeded_and_go_on() {

@@ -12,8 +12,8 @@ mod player;
 mod time;
 
 pub use arena::{
-    play_game, play_game_from, play_match_with, random_opening, score_for, FinishedGame, MatchResult,
-    MatchSettings, PlayerFactory, OPENING_SEED,
+    play_game, play_game_from, play_match_from, play_match_with, random_opening, score_for, suite_tallies,
+    FinishedGame, MatchResult, MatchSettings, Openings, PlayerFactory, SideTally, OPENING_SEED,
 };
 pub use classic::{Rollout, Uniform};
 pub use config::{Parallelism, RootSelection, SearchConfig};

@@ -66,6 +66,10 @@ pub struct Request {
     pub sets: Vec<String>,
     /// Play the rules as given and as changed, side by side.
     pub compare: bool,
+    /// Opening suites for the skilled rows, each for the ruleset its file names: skilled
+    /// game `i` of that ruleset starts from the suite's position `i % len` instead of the
+    /// start position.
+    pub openings: Vec<PathBuf>,
 }
 
 /// How a row's games are played.
@@ -116,6 +120,8 @@ pub struct Settings {
     pub set: Vec<String>,
     /// Whether the rules as given are played too, for a before/after.
     pub compare: bool,
+    /// The opening suites of the skilled rows, as given.
+    pub openings: Vec<String>,
 }
 
 /// One ruleset of the study: as given, and as changed by `--set`.
@@ -127,6 +133,8 @@ pub struct Variant {
     pub baseline: Ruleset,
     /// The rules with the changes (`None` without `--set`).
     pub changed: Option<Ruleset>,
+    /// The opening suite of its skilled rows (`None`: they start from the start position).
+    pub openings: Option<tafl_engine::OpeningSuite>,
 }
 
 /// One row of the study.
@@ -229,7 +237,27 @@ impl Plan {
                 id: baseline.id().to_string(),
                 baseline,
                 changed,
+                openings: None,
             });
+        }
+        for path in &req.openings {
+            let suite = tafl_engine::OpeningSuite::load(path).map_err(|e| format!("--openings: {e}"))?;
+            let Some(v) = variants.iter_mut().find(|v| v.id == suite.rules) else {
+                return Err(format!(
+                    "--openings: `{}` is a suite for `{}`, which the study does not play",
+                    path.display(),
+                    suite.rules
+                ));
+            };
+            if v.openings.is_some() {
+                return Err(format!("--openings: two suites for `{}`", suite.rules));
+            }
+            // Every position must stand under the rules as given and as changed.
+            for rs in std::iter::once(&v.baseline).chain(v.changed.as_ref()) {
+                with_board!(rs, B, rules => suite.positions::<B>(&rules).map(|_| ()))
+                    .map_err(|e| format!("--openings: `{}`: {e}", path.display()))?;
+            }
+            v.openings = Some(suite);
         }
         let mut plays = Vec::new();
         if req.random_games > 0 {
@@ -270,6 +298,7 @@ impl Plan {
             exploration: req.exploration,
             set: sets.iter().map(|s| s.to_string()).collect(),
             compare: req.compare,
+            openings: req.openings.iter().map(|p| p.display().to_string()).collect(),
         };
         Ok(Plan {
             settings,
@@ -337,6 +366,9 @@ impl Plan {
         );
         for k in &s.set {
             cmd.push_str(&format!(" --set {k}"));
+        }
+        for o in &s.openings {
+            cmd.push_str(&format!(" --openings {o}"));
         }
         if s.compare {
             cmd.push_str(" --compare");
@@ -413,6 +445,7 @@ mod tests {
             exploration: 0.1,
             sets: Vec::new(),
             compare: false,
+            openings: Vec::new(),
         };
         // The caller's flag, not a process-wide handler: raised before the first row.
         let stop = AtomicBool::new(true);

@@ -19,14 +19,7 @@ pub(super) const REASONS: [Reason; 7] = [
     Reason::PlyLimit,
 ];
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("output");
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    std::fs::write(&tmp, bytes)
-        .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
-}
+pub use crate::work::write_atomic;
 
 /// Writes all four outputs for the finished `rows`.
 pub fn write_all(dir: &Path, plan: &Plan, rows: &[Row]) -> Result<(), String> {

@@ -7,7 +7,9 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
-use tafl_engine::{game_seed, play_game, random_game, with_board, BitSet, GameTally, Outcome, Rules};
+use tafl_engine::{
+    game_seed, play_game_from, random_game, with_board, BitSet, Game, GameTally, Outcome, Position, Rules,
+};
 
 /// Installs a `Ctrl-C` handler that raises the returned flag, for a program that runs a study
 /// or sweep and has no handler of its own (a library leaves the process's signals to its host,
@@ -63,7 +65,14 @@ pub fn play_row(plan: &Plan, row: &RowSpec, stop: &AtomicBool) -> Result<Option<
         Play::Random => with_board!(rs, B, rules => random_row::<B>(&rules, games, seed, limit, &bar, stop)),
         Play::Skilled => {
             let e = plan.settings.exploration;
-            with_board!(rs, B, rules => skilled_row::<B>(&rules, &plan.skilled, e, games, seed, limit, &bar, stop))?
+            let suite = plan.variants[row.variant].openings.as_ref();
+            with_board!(rs, B, rules => {
+                let starts = match suite {
+                    Some(s) => s.positions::<B>(&rules).map_err(|e| format!("--openings: {e}"))?,
+                    None => Vec::new(),
+                };
+                skilled_row::<B>(&rules, &plan.skilled, e, games, seed, limit, &starts, &bar, stop)
+            })?
         }
     };
     bar.finish_and_clear();
@@ -106,7 +115,9 @@ pub fn random_row<B: BitSet>(
 }
 
 /// Skilled games `0..games` of a row: both sides are `player`, each seeded from the game's
-/// seed, each playing a uniformly random move with probability `exploration` each ply.
+/// seed, each playing a uniformly random move with probability `exploration` each ply; game
+/// `i` starts from `starts[i % len]` (an opening suite's positions), or from the start
+/// position when `starts` is empty.
 #[allow(clippy::too_many_arguments)]
 pub fn skilled_row<B: BitSet>(
     rules: &Rules<B>,
@@ -115,6 +126,7 @@ pub fn skilled_row<B: BitSet>(
     games: u64,
     seed: u64,
     ply_limit: Option<u32>,
+    starts: &[Position<B>],
     bar: &ProgressBar,
     stop: &AtomicBool,
 ) -> Result<Option<GameTally>, String> {
@@ -130,7 +142,16 @@ pub fn skilled_row<B: BitSet>(
             // A level's own mistakes stay; the study's exploration rule is the least there is.
             attackers.exploration = attackers.exploration.max(exploration);
             defenders.exploration = defenders.exploration.max(exploration);
-            let game = play_game(rules, &mut attackers, &mut defenders, ply_limit);
+            let start = match starts.len() {
+                0 => Game::new(rules),
+                n => Game::from_position(rules, starts[(i % n as u64) as usize]),
+            };
+            let game = play_game_from(
+                rules,
+                start.with_ply_limit(ply_limit),
+                &mut attackers,
+                &mut defenders,
+            );
             bar.inc(1);
             // A game stops without an outcome only if a player fails to move: no result.
             Ok(Some((
