@@ -24,7 +24,7 @@ else
   cargo build --release --quiet --bin tafl >&2
   tafl=target/release/tafl
 fi
-declare -A candidates=([brandubh]=2000 [tablut]=1000 [hnefatafl]=500 [copenhagen]=500)
+declare -A candidates=([brandubh]=3500 [tablut]=1000 [hnefatafl]=500 [copenhagen]=500)
 for rules in "${rulesets[@]}"; do
   var="CANDIDATES_$rules"
   n="${!var:-${candidates[$rules]:-500}}"

@@ -290,10 +290,14 @@ pub fn run(
     bar.finish_and_clear();
     print!("{}", report(&a.label, &b.label, &result));
     if let Some(s) = &settings.openings {
-        print!(
-            "{}",
-            SuiteSpread::of(&result.scores, s.suite.entries.len()).text(&s.path)
-        );
+        let positions = s.suite.entries.len();
+        print!("{}", SuiteSpread::of(&result.scores, positions).text(&s.path));
+        if result.scores.len() > 2 * positions {
+            println!(
+                "note: {} games from {positions} positions: the suite cycled, and players that choose without chance (searches with no random moves) replay the same games, which the interval counts as new; for a claim, use a suite of at least half as many positions as games",
+                result.scores.len()
+            );
+        }
     } else if settings.opening_plies > 0 {
         println!(
             "each pair opened with {} random plies (seed {})",

@@ -276,6 +276,7 @@ pub fn selfplay(config: &tafl_trainer::TrainConfig, games: u32) -> Result<(), St
                         game_seed(config.seed, g),
                         false,
                         None,
+                        &[],
                     );
                     plies.fetch_add(game.stats.plies, Ordering::Relaxed);
                 });

@@ -233,7 +233,7 @@ mod tests {
     #[test]
     fn a_suite_reads_back_what_it_writes() {
         let text = format!(
-            "# made by hand\n#\nrules brandubh\n{START} attackers ; attackers 0.5 of 8\n\n/3t3/3t3/3T3/ttTKTt1/3T3/3t3/3t2t/ defenders\n"
+            "# made by hand\n#\nrules brandubh\n{START} attackers ; attackers 0.5 of 8\n\n/3t3/3t3/3T3/ttTKT1t/3T3/3t3/3t3/ defenders\n"
         );
         let suite = OpeningSuite::parse(&text).unwrap();
         assert_eq!(suite.rules, "brandubh");

@@ -110,6 +110,30 @@ pub struct SelfPlaySection {
     /// Runtime where its library is installed, several times faster on CPU; else burn),
     /// `burn`, or `onnxruntime` (an error without the library). Training is burn's always.
     pub inference: tafl_nn::Inference,
+    /// An opening suite (`tafl openings`; a path as written, read from the directory the
+    /// run is started or resumed in) whose positions start a share of the self-play games:
+    /// AlphaZero's games all start from one position, which under defender-favoured rules
+    /// teaches the attackers little; a suite's positions are ones where they have chances.
+    /// Use a suite other than the one strength is measured with.
+    pub openings: Option<String>,
+    /// The share of self-play games that start from a uniformly drawn position of `openings`.
+    pub openings_share: f32,
+}
+
+impl SelfPlaySection {
+    /// The positions of the `openings` suite under `rules` (none without one); the error names
+    /// the key and the file.
+    pub fn opening_positions<B: tafl_engine::BitSet>(
+        &self,
+        rules: &tafl_engine::Rules<B>,
+    ) -> Result<Vec<tafl_engine::Position<B>>, String> {
+        match &self.openings {
+            None => Ok(Vec::new()),
+            Some(path) => tafl_engine::OpeningSuite::load(std::path::Path::new(path))
+                .and_then(|suite| suite.positions(rules))
+                .map_err(|e| format!("key `selfplay.openings`: {e}")),
+        }
+    }
 }
 
 impl Default for SelfPlaySection {
@@ -138,6 +162,8 @@ impl Default for SelfPlaySection {
             search_value_weight: 0.0,
             eval_cache: 200_000,
             inference: tafl_nn::Inference::Auto,
+            openings: None,
+            openings_share: 0.5,
         }
     }
 }
@@ -488,6 +514,15 @@ impl TrainConfig {
             "must be within 0..=1",
         )?;
         check(
+            (0.0..=1.0).contains(&s.openings_share),
+            "selfplay.openings_share",
+            "must be within 0..=1",
+        )?;
+        if s.openings.is_some() {
+            let rs = self.ruleset()?;
+            tafl_engine::with_board!(&rs, B, rules => s.opening_positions::<B>(&rules).map(|_| ()))?;
+        }
+        check(
             (0.0..=1.0).contains(&s.search_value_weight),
             "selfplay.search_value_weight",
             "must be within 0..=1",
@@ -669,6 +704,28 @@ mod tests {
         assert_eq!(own.selfplay_at(2).0.search_value_weight, 0.25);
         let none = TrainConfig::parse("rules = \"brandubh\"\n", "x").unwrap();
         assert_eq!(none.selfplay_at(1).1, None, "no teacher unless asked for");
+    }
+
+    #[test]
+    fn an_opening_suite_is_checked_when_the_config_is_read() {
+        let dir = std::env::temp_dir().join(format!("tafl-config-suite-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let suite = dir.join("s.txt");
+        let config = |path: &std::path::Path| {
+            format!(
+                "rules = \"brandubh\"\n[selfplay]\nopenings = \"{}\"\nopenings_share = 0.25\n",
+                path.display()
+            )
+        };
+        std::fs::write(&suite, "rules brandubh\n/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/ attackers\n").unwrap();
+        let c = TrainConfig::parse(&config(&suite), "x").unwrap();
+        assert_eq!(c.selfplay.openings_share, 0.25);
+        std::fs::write(&suite, "rules tablut\n/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/ attackers\n").unwrap();
+        let e = TrainConfig::parse(&config(&suite), "x").unwrap_err();
+        assert!(e.contains("selfplay.openings") && e.contains("made for rules `tablut`"), "{e}");
+        let e = TrainConfig::parse(&config(&dir.join("missing.txt")), "x").unwrap_err();
+        assert!(e.contains("selfplay.openings") && e.contains("missing.txt"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -674,6 +674,8 @@ impl<B: BitSet> Trainer<'_, B> {
             dominant,
         } = *games;
         let encoder = Encoder::new(self.ruleset);
+        let starts = sp.opening_positions(self.rules)?;
+        let starts = &starts;
         let bar = self.bar(total, &format!("iter {it} self-play"));
         bar.set_position(first);
         let next = AtomicU64::new(first);
@@ -697,6 +699,7 @@ impl<B: BitSet> Trainer<'_, B> {
                         game_seed(seed, g),
                         it >= sp.resign_from_iteration,
                         dominant,
+                        starts,
                     );
                     if tx.send(game).is_err() {
                         break;

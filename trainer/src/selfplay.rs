@@ -129,7 +129,10 @@ pub struct SelfPlayGame {
 /// `dominant` is the side that won most even games of the previous iteration: in a share
 /// `cfg.handicap_share` of games it blunders (plays a random legal move) with probability
 /// `cfg.handicap_blunder` per move. Every position still records its search's policy, so
-/// the targets stay the search's; only the trajectory and the outcome change.
+/// the targets stay the search's; only the trajectory and the outcome change. With `starts`
+/// (an opening suite's positions), a share `cfg.openings_share` of games starts from one of
+/// them, drawn uniformly.
+#[allow(clippy::too_many_arguments)]
 pub fn play_game<B: BitSet>(
     rules: &Rules<B>,
     evaluator: &dyn Evaluator<B>,
@@ -138,12 +141,22 @@ pub fn play_game<B: BitSet>(
     seed: u64,
     may_resign: bool,
     dominant: Option<Side>,
+    starts: &[tafl_engine::Position<B>],
 ) -> SelfPlayGame {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let never_resign =
         !may_resign || cfg.resign_threshold <= -1.0 || rng.random::<f32>() < cfg.resign_disabled_share;
     let handicapped = dominant.filter(|_| rng.random::<f32>() < cfg.handicap_share);
-    let mut game = Game::new(rules).with_ply_limit(Some(cfg.ply_limit));
+    // Drawn only with a suite, so that games without one replay as before.
+    let start = match starts.len() {
+        0 => None,
+        n => (rng.random::<f32>() < cfg.openings_share).then(|| starts[rng.random_range(0..n)]),
+    };
+    let mut game = match start {
+        Some(pos) => Game::from_position(rules, pos),
+        None => Game::new(rules),
+    }
+    .with_ply_limit(Some(cfg.ply_limit));
     let full = SearchConfig {
         simulations: cfg.simulations,
         batch_size: cfg.leaf_batch,
@@ -337,12 +350,32 @@ mod tests {
     }
 
     #[test]
+    fn a_share_of_games_starts_from_the_suite() {
+        let rs = Ruleset::builtin("brandubh");
+        let rules = Rules::<u128>::new(&rs).unwrap();
+        let encoder = Encoder::new(&rs);
+        // The defenders to move with the king beside a corner: a game from it is one ply long
+        // (the uniform search still sees the escape as a proven win).
+        let escape = tafl_engine::position_from_record(&rules, "/7/K6/7/t6/7/7/3t3/", Side::Defenders).unwrap();
+        let mut cfg = config(0.0, 1.0);
+        cfg.openings_share = 1.0;
+        for seed in 0..4 {
+            let g = play_game(&rules, &Uniform, &encoder, &cfg, seed, false, None, &[escape]);
+            assert_eq!(g.stats.defender_wins, 1, "seed {seed}");
+            assert_eq!(g.stats.plies, 1, "seed {seed}");
+        }
+        cfg.openings_share = 0.0;
+        let g = play_game(&rules, &Uniform, &encoder, &cfg, 1, false, None, &[escape]);
+        assert!(g.stats.plies > 1, "share 0: from the start");
+    }
+
+    #[test]
     fn handicapped_games_are_tallied_apart_and_change_the_game() {
         let rs = Ruleset::builtin("brandubh");
         let rules = Rules::<u128>::new(&rs).unwrap();
         let encoder = Encoder::new(&rs);
         let eval = Uniform;
-        let even = play_game(&rules, &eval, &encoder, &config(1.0, 1.0), 5, false, None);
+        let even = play_game(&rules, &eval, &encoder, &config(1.0, 1.0), 5, false, None, &[]);
         assert_eq!(even.stats.handicapped, 0);
         assert_eq!(
             even.stats.even_defender_wins + even.stats.even_attacker_wins,
@@ -358,6 +391,7 @@ mod tests {
                 seed,
                 false,
                 Some(Side::Defenders),
+                &[],
             );
             assert_eq!(g.stats.handicapped, 0);
         }
@@ -371,6 +405,7 @@ mod tests {
                 seed,
                 false,
                 Some(Side::Defenders),
+                &[],
             );
             assert_eq!(g.stats.handicapped, 1);
             assert_eq!(g.stats.even_defender_wins + g.stats.even_attacker_wins, 0);
@@ -398,6 +433,7 @@ mod tests {
                 seed,
                 false,
                 Some(Side::Defenders),
+                &[],
             );
             // In game order: the samples without a value target (all zeros) come first,
             // then those after the last blunder, each with a whole target.
@@ -424,7 +460,7 @@ mod tests {
         // Even games that end keep every value target; games stopped by the ply limit keep none.
         let mut ended = 0;
         for seed in 0..6 {
-            let even = play_game(&rules, &Uniform, &encoder, &config(1.0, 0.3), seed, false, None);
+            let even = play_game(&rules, &Uniform, &encoder, &config(1.0, 0.3), seed, false, None, &[]);
             if even.stats.no_result == 1 {
                 assert!(even.samples.iter().all(|s| s.wdl == [0.0; 3]));
             } else {
@@ -436,7 +472,7 @@ mod tests {
         assert!(ended > 0);
         let mut cfg = config(0.0, 0.0);
         cfg.ply_limit = 6;
-        let stopped = play_game(&rules, &Uniform, &encoder, &cfg, 1, false, None);
+        let stopped = play_game(&rules, &Uniform, &encoder, &cfg, 1, false, None, &[]);
         assert_eq!(stopped.stats.no_result, 1);
         assert!(stopped.samples.iter().all(|s| s.wdl == [0.0; 3]));
         assert_eq!(stopped.stats.no_value_target, stopped.stats.samples);
@@ -453,7 +489,7 @@ mod tests {
             cfg.full_search_probability = 1.0;
             cfg.ply_limit = 400;
             cfg.search_value_weight = w;
-            play_game(&rules, &heuristic, &encoder, &cfg, seed, false, None)
+            play_game(&rules, &heuristic, &encoder, &cfg, seed, false, None, &[])
         };
         let mut differ = 0;
         for seed in 0..3 {
@@ -491,12 +527,12 @@ mod tests {
         let encoder = Encoder::new(&rs);
         let mut cfg = config(0.0, 0.0);
         cfg.exploration = 1.0;
-        let g = play_game(&rules, &Uniform, &encoder, &cfg, 4, false, None);
+        let g = play_game(&rules, &Uniform, &encoder, &cfg, 4, false, None, &[]);
         assert!(g.samples.is_empty());
         assert_eq!(g.stats.exploration_moves, g.stats.plies);
         cfg.exploration = 0.2;
         cfg.full_search_probability = 1.0;
-        let g = play_game(&rules, &Uniform, &encoder, &cfg, 4, false, None);
+        let g = play_game(&rules, &Uniform, &encoder, &cfg, 4, false, None, &[]);
         assert!(g.stats.exploration_moves > 0 && g.stats.exploration_moves < g.stats.plies);
         assert_eq!(g.stats.samples + g.stats.exploration_moves, g.stats.plies);
         // Both sides' value targets are kept.

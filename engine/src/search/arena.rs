@@ -453,14 +453,15 @@ mod tests {
 
     #[test]
     fn suite_games_are_tallied_by_position_and_side() {
-        // Two positions; A attacks in even games: position 1 has games 0, 1, 4, 5.
+        // Two positions; A attacks in even games: position 1 has games 0, 1, 4, 5 (A wins as
+        // attackers, A wins as defenders, no result, B wins as attackers).
         let scores = [1.0, 1.0, 0.0, 1.0, 0.5, 0.0];
         let t = suite_tallies(&scores, 2);
         assert_eq!(
             t[0],
             SideTally {
                 attackers: 2,
-                defenders: 0,
+                defenders: 1,
                 other: 1
             }
         );
@@ -472,7 +473,7 @@ mod tests {
                 other: 0
             }
         );
-        assert_eq!(t[0].attackers_score(), 2.5 / 3.0);
+        assert_eq!(t[0].attackers_score(), 2.5 / 4.0);
         assert_eq!(SideTally::default().attackers_score(), 0.5);
         assert!(suite_tallies(&[], 0).is_empty());
     }
