@@ -5,9 +5,8 @@
 mod cmd;
 
 fn tafl(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
-    let mut c = cmd::tafl_with(args);
-    c.envs(env.iter().copied());
-    cmd::text(&c.output().expect("run tafl"))
+    let env: Vec<(&str, &std::ffi::OsStr)> = env.iter().map(|&(k, v)| (k, v.as_ref())).collect();
+    cmd::tafl_text_env(args, &env)
 }
 
 /// `tafl engine` as a command line: the binary's path in single quotes, then `args`.

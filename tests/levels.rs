@@ -6,11 +6,8 @@ mod cmd;
 use std::path::PathBuf;
 
 fn tafl(args: &[&str], levels: Option<&PathBuf>) -> (bool, String, String) {
-    let mut c = cmd::tafl_with(args);
-    if let Some(p) = levels {
-        c.env("TAFL_LEVELS", p);
-    }
-    cmd::text(&c.output().expect("run tafl"))
+    let env: Vec<(&str, &std::ffi::OsStr)> = levels.iter().map(|p| ("TAFL_LEVELS", p.as_os_str())).collect();
+    cmd::tafl_text_env(args, &env)
 }
 
 fn levels_file(name: &str, text: &str) -> PathBuf {

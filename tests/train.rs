@@ -2,13 +2,12 @@
 //! iteration resumes and finishes; damaged replay shards are skipped with a warning; bad
 //! configs are refused naming the key.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod cmd;
 
-fn tafl() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tafl"))
-}
+use cmd::tafl_command as tafl;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tafl-train-{name}-{}", std::process::id()));

@@ -570,6 +570,36 @@ mod tests {
     }
 
     #[test]
+    fn sources_read_back_what_they_write() {
+        for text in ["start", "end:0.3", "end:1"] {
+            assert_eq!(Source::parse(text).unwrap().text(), text);
+        }
+        for bad in ["", "end", "end:", "end:1.5", "end:x", "middle"] {
+            assert!(Source::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn candidates_from_source_games_precede_a_win_of_the_side_that_did_not_err() {
+        let rules = Rules::<u128>::new(&Ruleset::builtin("brandubh")).unwrap();
+        let mut req = request(4);
+        req.source = Source::BeforeTheEnd(0.5);
+        req.plies = (1, 1);
+        let (positions, moves) = candidates(&req, &rules).unwrap();
+        assert_eq!(positions.len(), 4);
+        for (pos, line) in positions.iter().zip(&moves) {
+            // One ply before the attackers' win: their winning move is next.
+            assert_eq!(pos.to_move(), Side::Attackers, "{line}");
+            assert!(pos.settled_outcome(&rules).is_none());
+            let mut g = Game::new(&rules);
+            for m in line.split_whitespace() {
+                g.play(&rules, tafl_engine::parse_move(7, m).unwrap().0).unwrap();
+            }
+            assert_eq!(g.position(), pos, "the moves lead to the position");
+        }
+    }
+
+    #[test]
     fn bad_settings_are_refused_naming_the_flag() {
         for (change, want) in [
             (

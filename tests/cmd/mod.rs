@@ -39,6 +39,13 @@ pub fn tafl_text(args: &[&str]) -> (bool, String, String) {
     text(&tafl_output(args))
 }
 
+/// Runs `tafl` with `args` and the environment variables `env` set: (success, stdout, stderr).
+pub fn tafl_text_env(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> (bool, String, String) {
+    let mut c = tafl_with(args);
+    c.envs(env.iter().copied());
+    text(&c.output().expect("run tafl"))
+}
+
 /// Runs `tafl` with `args`, feeding `input` on stdin: (success, stdout, stderr).
 pub fn tafl_stdin(args: &[&str], input: &str) -> (bool, String, String) {
     let mut child = tafl_with(args)
