@@ -717,14 +717,28 @@ mod tests {
                 path.display()
             )
         };
-        std::fs::write(&suite, "rules brandubh\n/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/ attackers\n").unwrap();
+        std::fs::write(
+            &suite,
+            "rules brandubh\n/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/ attackers\n",
+        )
+        .unwrap();
         let c = TrainConfig::parse(&config(&suite), "x").unwrap();
         assert_eq!(c.selfplay.openings_share, 0.25);
-        std::fs::write(&suite, "rules tablut\n/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/ attackers\n").unwrap();
+        std::fs::write(
+            &suite,
+            "rules tablut\n/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/ attackers\n",
+        )
+        .unwrap();
         let e = TrainConfig::parse(&config(&suite), "x").unwrap_err();
-        assert!(e.contains("selfplay.openings") && e.contains("made for rules `tablut`"), "{e}");
+        assert!(
+            e.contains("selfplay.openings") && e.contains("made for rules `tablut`"),
+            "{e}"
+        );
         let e = TrainConfig::parse(&config(&dir.join("missing.txt")), "x").unwrap_err();
-        assert!(e.contains("selfplay.openings") && e.contains("missing.txt"), "{e}");
+        assert!(
+            e.contains("selfplay.openings") && e.contains("missing.txt"),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -356,7 +356,8 @@ mod tests {
         let encoder = Encoder::new(&rs);
         // The defenders to move with the king beside a corner: a game from it is one ply long
         // (the uniform search still sees the escape as a proven win).
-        let escape = tafl_engine::position_from_record(&rules, "/7/K6/7/t6/7/7/3t3/", Side::Defenders).unwrap();
+        let escape =
+            tafl_engine::position_from_record(&rules, "/7/K6/7/t6/7/7/3t3/", Side::Defenders).unwrap();
         let mut cfg = config(0.0, 1.0);
         cfg.openings_share = 1.0;
         for seed in 0..4 {
@@ -460,7 +461,16 @@ mod tests {
         // Even games that end keep every value target; games stopped by the ply limit keep none.
         let mut ended = 0;
         for seed in 0..6 {
-            let even = play_game(&rules, &Uniform, &encoder, &config(1.0, 0.3), seed, false, None, &[]);
+            let even = play_game(
+                &rules,
+                &Uniform,
+                &encoder,
+                &config(1.0, 0.3),
+                seed,
+                false,
+                None,
+                &[],
+            );
             if even.stats.no_result == 1 {
                 assert!(even.samples.iter().all(|s| s.wdl == [0.0; 3]));
             } else {
