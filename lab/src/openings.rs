@@ -87,7 +87,7 @@ impl BuildRequest {
                 self.ply_limit
             ));
         }
-        if self.games < 2 || self.games % 2 != 0 || self.games > 1000 {
+        if self.games < 2 || !self.games.is_multiple_of(2) || self.games > 1000 {
             return Err(format!("--games: {} must be even, 2 to 1000", self.games));
         }
         let (a, b) = self.keep;
