@@ -361,14 +361,12 @@ mod tests {
 
     #[test]
     fn the_spread_names_the_positions_one_side_won_every_game_from() {
-        // Three positions, two rounds: position 1 (games 0, 1, 6, 7), 2 (2, 3, 8, 9), 3 (4, 5).
+        // Four positions, three pairs played: position 1 (games 0, 1), 2 (2, 3), 3 (4, 5).
         // A attacks in even games; a score is A's.
         let scores = [
             1.0, 0.0, // position 1: A attacks and wins; B attacks and wins: attackers twice
             1.0, 1.0, // position 2: attackers, then defenders
             0.0, 1.0, // position 3: defenders twice
-            1.0, 0.0, // position 1 again: attackers twice
-            0.5, 0.5, // position 2 again: no result
         ];
         let spread = SuiteSpread::of(&scores, 4);
         assert_eq!(spread.played, 3);
