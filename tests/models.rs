@@ -150,42 +150,51 @@ fn a_shipped_checkpoint_exports_for_clients() {
 #[test]
 fn the_strength_script_prints_the_table_per_side_with_elo() {
     // checkpoints/measure-strength.sh with the binary under test, 2 games at 8 simulations
-    // (the standard table is 200 games at 100).
+    // (the standard table is 200 games at 100), under each rule.
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let out = std::process::Command::new("bash")
-        .arg(root.join("checkpoints/measure-strength.sh"))
-        .args(["2", "brandubh"])
-        .env("TAFL", env!("CARGO_BIN_EXE_tafl"))
-        .env("SIMULATIONS", "8")
-        .output()
-        .expect("run bash");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{stderr}");
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert!(
-        lines[0].starts_with(
-            "| rules | games | network as attackers W-D-L | network as defenders W-D-L | score | Elo"
+    for (rule, start) in [
+        (
+            "suite",
+            "--openings checkpoints/openings/brandubh.txt --exploration 0",
         ),
-        "{stdout}"
-    );
-    // | brandubh | 2 | w-d-l | w-d-l | score | elo (low .. high) | n / m |
-    let cells: Vec<&str> = lines[2].split('|').map(str::trim).collect();
-    assert_eq!(cells.len(), 9, "{stdout}");
-    assert_eq!(&cells[1..3], &["brandubh", "2"]);
-    let wdl = |c: &str| -> Vec<u32> { c.split('-').map(|x| x.parse().unwrap()).collect() };
-    let (att, def) = (wdl(cells[3]), wdl(cells[4]));
-    assert_eq!(att.iter().sum::<u32>() + def.iter().sum::<u32>(), 2, "{stdout}");
-    let score: f64 = cells[5].parse().unwrap();
-    assert!((0.0..=1.0).contains(&score), "{stdout}");
-    assert!(cells[6].contains("..") && cells[6].contains('('), "{stdout}");
-    assert_eq!(cells[7], format!("{} / {}", att[0], def[2]), "{stdout}");
-    assert!(
-        stdout
-            .contains("tafl arena mcts:model=shipped:8 mcts:heuristic:8 --rules brandubh --games 2 --seed 1")
-            && stdout.contains("--exploration 0.1"),
-        "the commands: {stdout}"
-    );
+        ("exploration", "--opening-plies 4 --exploration 0.1"),
+    ] {
+        let out = std::process::Command::new("bash")
+            .arg(root.join("checkpoints/measure-strength.sh"))
+            .args(["2", "brandubh"])
+            .env("TAFL", env!("CARGO_BIN_EXE_tafl"))
+            .env("SIMULATIONS", "8")
+            .env("RULE", rule)
+            .output()
+            .expect("run bash");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{stderr}");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert!(
+            lines[0].starts_with(
+                "| rules | rule | games | A as attackers W-D-L | A as defenders W-D-L | score | Elo"
+            ),
+            "{stdout}"
+        );
+        // | brandubh | rule | 2 | w-d-l | w-d-l | score | elo (low .. high) | n / m |
+        let cells: Vec<&str> = lines[2].split('|').map(str::trim).collect();
+        assert_eq!(cells.len(), 10, "{stdout}");
+        assert_eq!(&cells[1..4], &["brandubh", rule, "2"]);
+        let wdl = |c: &str| -> Vec<u32> { c.split('-').map(|x| x.parse().unwrap()).collect() };
+        let (att, def) = (wdl(cells[4]), wdl(cells[5]));
+        assert_eq!(att.iter().sum::<u32>() + def.iter().sum::<u32>(), 2, "{stdout}");
+        let score: f64 = cells[6].parse().unwrap();
+        assert!((0.0..=1.0).contains(&score), "{stdout}");
+        assert!(cells[7].contains("..") && cells[7].contains('('), "{stdout}");
+        assert_eq!(cells[8], format!("{} / {}", att[0], def[2]), "{stdout}");
+        assert!(
+            stdout.contains(
+                "tafl arena mcts:model=shipped:8 mcts:heuristic:8 --rules brandubh --games 2 --seed 1"
+            ) && stdout.contains(start),
+            "the commands: {stdout}"
+        );
+    }
 }
