@@ -24,8 +24,8 @@ use tafl_engine::stats::Elo;
 use tafl_engine::{
     parse_csv_games, parse_diagram, parse_move, parse_position_record, pieces_record, play_text,
     position_from_record, random_opening, replay_csv, rules_panel, ruleset_from_opentafl,
-    ruleset_to_opentafl, with_board, write_diagram, BitSet, Game, GameRecord, Levels, OtgRecord, Rules,
-    Ruleset, Side, BUILTIN_IDS,
+    ruleset_to_opentafl, with_board, write_diagram, BitSet, Game, GameRecord, Levels, OpeningSuite,
+    OtgRecord, Rules, Ruleset, Side, BUILTIN_IDS,
 };
 use tafl_nn::{
     default_device, fnv1a64, load_checkpoint_bytes, weights_from_bytes, weights_to_bytes, Encoder, Manifest,
@@ -310,6 +310,36 @@ fn fuzz_game_records() {
         if let Ok(rec) = GameRecord::parse(&text(b)) {
             let _ = rec.replay(&brandubh);
             let _ = rec.to_text();
+        }
+    });
+}
+
+#[test]
+fn fuzz_opening_suites() {
+    // The shipped suites (of every ruleset, so each is foreign to the other rules) and a few
+    // lines of each, against the parser and the positions check under two rules.
+    let mut corpus = files("checkpoints/openings", "txt");
+    let short: Vec<Vec<u8>> = corpus
+        .iter()
+        .map(|f| {
+            text(f)
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .take(3)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .into_bytes()
+        })
+        .collect();
+    corpus.extend(short);
+    let brandubh = Rules::<u128>::new(&rules("brandubh")).unwrap();
+    let copenhagen = Rules::<u128>::new(&rules("copenhagen")).unwrap();
+    fuzz("opening-suites", corpus, |b| {
+        if let Ok(suite) = OpeningSuite::parse(&text(b)) {
+            let _ = suite.positions(&brandubh);
+            let _ = suite.positions(&copenhagen);
+            let again = OpeningSuite::parse(&suite.to_text()).expect("a parsed suite reads back");
+            assert_eq!(again.entries, suite.entries);
         }
     });
 }
