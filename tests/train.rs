@@ -268,3 +268,18 @@ fn a_diverging_run_stops_before_saving_its_network() {
     assert_eq!(s["best"], 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_suite_start_config_reads_its_training_suite_from_the_repository_root() {
+    // configs/train/brandubh-suite.toml names its suite relative to the repository's root,
+    // where the README's commands run (and cargo runs this test); the suite must be shipped
+    // and made for its rules.
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("configs/train/brandubh-suite.toml")).unwrap();
+    let config = tafl_trainer::TrainConfig::parse(&text, "brandubh-suite").unwrap();
+    assert_eq!(
+        config.selfplay.openings.as_deref(),
+        Some("configs/train/openings/brandubh-train.txt")
+    );
+    assert_eq!(config.selfplay.openings_share, 0.5);
+}
