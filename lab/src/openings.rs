@@ -191,23 +191,16 @@ fn build_on<B: BitSet>(req: &BuildRequest, rules: &Rules<B>, bar: &ProgressBar) 
     let alive: Vec<usize> = (0..positions.len())
         .filter(|&i| {
             let t = tallies[i];
-            // Could the position still be kept, whatever the second round gives?
-            let best = SideTally {
-                attackers: t.attackers + rest,
-                ..t
-            };
-            let worst = SideTally {
-                defenders: t.defenders + rest,
-                ..t
-            };
             let (lo, hi) = req.keep;
             let n = req.games as f64;
+            // Could the attackers still win at least `lo` of the games, and lose or hold at
+            // least `1 - hi` of them, if the second round went all their way (or all the other)?
+            let reachable = (t.attackers + rest) as f64 >= lo * n
+                && (t.defenders + t.other + rest) as f64 >= (1.0 - hi) * n;
             // A first round of four or more games all one way is far from even, if not out of
             // reach (1 in 8 or less for an even position): its second round is not played.
             let swept = first >= 4 && (t.attackers == 0 || t.attackers == first);
-            best.attackers as f64 >= lo * n
-                && (worst.defenders + worst.other) as f64 >= (1.0 - hi) * n
-                && !swept
+            reachable && !swept
         })
         .collect();
     bar.set_length(bar.position() + alive.len() as u64 * rest as u64);

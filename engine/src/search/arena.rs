@@ -261,14 +261,6 @@ impl SideTally {
     pub fn games(&self) -> u32 {
         self.attackers + self.defenders + self.other
     }
-    /// The attackers' score: their wins plus half the other games, over the games (0.5 when
-    /// none was played).
-    pub fn attackers_score(&self) -> f64 {
-        match self.games() {
-            0 => 0.5,
-            n => (self.attackers as f64 + 0.5 * self.other as f64) / n as f64,
-        }
-    }
 }
 
 /// The games of a match from a suite of `positions` start positions, tallied by position and
@@ -473,8 +465,7 @@ mod tests {
                 other: 0
             }
         );
-        assert_eq!(t[0].attackers_score(), 2.5 / 4.0);
-        assert_eq!(SideTally::default().attackers_score(), 0.5);
+        assert_eq!(t[0].games(), 4);
         assert!(suite_tallies(&[], 0).is_empty());
     }
 
