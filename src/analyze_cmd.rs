@@ -27,19 +27,26 @@ pub struct Request<'a> {
 
 /// The game a request describes: a position (an OpenTafl record, the start when absent) and
 /// the moves played from it, each checked as typed moves are (captures written must be the
-/// ones made). Errors name the field they come from (`position_field`, `moves_field`) and,
-/// for a move, its number and text.
+/// ones made). A position already decided (the king on an escape square, a fort or an
+/// encirclement made, no move) gives a game that is over, as the move that made it would.
+/// Errors name the field they come from (`position_field`, `to_move_field`, `moves_field`)
+/// and, for a move, its number and text.
 pub fn game_from<B: BitSet>(
     rules: &Rules<B>,
     position: Option<&str>,
     to_move: Option<Side>,
     moves: &[String],
-    (position_field, moves_field): (&str, &str),
+    (position_field, to_move_field, moves_field): (&str, &str, &str),
 ) -> Result<Game<B>, String> {
     let start = match position {
         Some(text) => {
             let side = to_move.unwrap_or(rules.ruleset.file.first);
             position_from_record(rules, text, side).map_err(|e| format!("{position_field}: {e}"))?
+        }
+        None if to_move.is_some() => {
+            return Err(format!(
+                "{to_move_field}: the side to move of {position_field}, which is not given (the start position's side to move is the rules' first)"
+            ))
         }
         None => tafl_engine::Position::start(rules),
     };
@@ -61,6 +68,9 @@ pub fn game_from<B: BitSet>(
 pub struct Line {
     /// The move.
     pub mv: Move,
+    /// Whether it is the move the search chose (the first line): the move the player would
+    /// play, whatever the visit shares say when several moves are as good.
+    pub chosen: bool,
     /// Its share of the root's visits, 0 to 1.
     pub share: f64,
     /// Its mean value for the side to move, -1 to 1.
@@ -84,13 +94,20 @@ pub struct Analysis {
     pub value: f32,
     /// Proven result of the position for the side to move.
     pub proven: Option<Proven>,
-    /// The best moves, best first, at most the `top` asked for.
+    /// The best moves, best first (the search's choice, then as [`SearchResult::ranked`]
+    /// orders them), at most the `top` asked for.
+    ///
+    /// [`SearchResult::ranked`]: tafl_engine::SearchResult::ranked
     pub lines: Vec<Line>,
+    /// Bytes the search tree held at the end.
+    pub tree_bytes: usize,
 }
 
 /// Searches the position of `game` with `player` (resolved as play resolves it: a level's
 /// fallback plays under rules that ship no network) for `limit` (the player's own when
-/// `Simulations`), stopping at `cutoff` whatever the limit. `Ok(None)` when the game is over.
+/// `Simulations`), stopping at `cutoff` whatever the limit and growing its tree to at most
+/// `max_nodes` nodes. `Ok(None)` when the game is over.
+#[allow(clippy::too_many_arguments)]
 pub fn analyse<B: BitSet>(
     rules: &Rules<B>,
     game: &Game<B>,
@@ -99,6 +116,7 @@ pub fn analyse<B: BitSet>(
     seed: u64,
     top: usize,
     cutoff: Option<std::time::Instant>,
+    max_nodes: usize,
 ) -> Result<Option<Analysis>, String> {
     if game.outcome().is_some() {
         return Ok(None);
@@ -128,8 +146,10 @@ pub fn analyse<B: BitSet>(
         } else {
             sims
         },
+        max_nodes,
         ..SearchConfig::default()
     };
+    config.validate()?;
     let mut search = Search::new(config, game, seed);
     let Some(res) = search.run_until(rules, evaluator.as_ref(), 0.0, deadline) else {
         return Err("no legal move to analyse".into());
@@ -143,6 +163,7 @@ pub fn analyse<B: BitSet>(
             let m = &res.moves[i];
             Line {
                 mv: m.mv,
+                chosen: m.mv == res.best,
                 share: m.visits as f64 / total as f64,
                 value: m.q,
                 prior: m.prior,
@@ -160,6 +181,7 @@ pub fn analyse<B: BitSet>(
         value: res.value,
         proven: res.proven,
         lines,
+        tree_bytes: search.tree_bytes(),
     }))
 }
 
@@ -175,7 +197,7 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
         req.position,
         req.to_move,
         req.moves,
-        ("--position", "--moves"),
+        ("--position", "--to-move", "--moves"),
     )?;
     print!("{}", game.position().diagram(rules, &[]));
     println!("{} to move, ply {}", game.position().to_move(), game.ply());
@@ -186,9 +208,18 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
     // The same resolution as play: `level:N` included, with its fallback under rules that
     // ship no network.
     let player = tafl_lab::players::resolve(req.player)?;
-    let analysis = analyse(rules, &game, &player, req.limit, req.seed, req.top, None)
-        .map_err(|e| format!("--player {e}"))?
-        .ok_or("the game is over")?;
+    let analysis = analyse(
+        rules,
+        &game,
+        &player,
+        req.limit,
+        req.seed,
+        req.top,
+        None,
+        tafl_engine::MAX_NODES,
+    )
+    .map_err(|e| format!("--player {e}"))?
+    .ok_or("the game is over")?;
     println!(
         "{} with {} simulations: value {:+.3}{}",
         analysis.evaluator,

@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 use tafl_engine::{
     parse_square, position_record, square_name, with_board, BitSet, Clock, Game, Move, Player, Position,
-    Reason, Rules, Ruleset, Side, Sq, ThinkingLimit,
+    Rules, Ruleset, Side, Sq, ThinkingLimit,
 };
 use tafl_lab::htp::{answer, Framing, Request, Role, COMMANDS};
 use tafl_lab::players::{build, Resolved};
@@ -145,17 +145,13 @@ impl<B: BitSet> Session<B> {
     /// game by capturing him (he stays on the board in the engine's game).
     fn play(&mut self, role: Role, mv: Move) -> Result<Vec<Sq>, String> {
         self.check_turn(role)?;
-        let outcome = self.game.play(&self.rules, mv).map_err(|e| e.to_string())?;
-        let mut captured: Vec<Sq> = self
+        self.game.play(&self.rules, mv).map_err(|e| e.to_string())?;
+        Ok(self
             .game
             .history()
             .last()
-            .map(|p| p.captured.squares().map(|s| s as Sq).collect())
-            .unwrap_or_default();
-        if outcome.is_some_and(|o| o.reason == Reason::KingCaptured) {
-            captured.push(self.game.position().king());
-        }
-        Ok(captured)
+            .map(|p| p.captures())
+            .unwrap_or_default())
     }
 
     /// Chooses and plays a move for the side to move: `play ROLE FROM TO`.

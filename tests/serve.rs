@@ -356,6 +356,17 @@ fn ai_moves_are_legal_with_value_and_pv_and_analysis_ranks_moves() {
         assert!(is_legal(&s, "brandubh", &moves, l["move"].as_str().unwrap()));
         assert_eq!(l["pv"][0], l["move"]);
     }
+    // The first line is the move the search chose, the one the same player plays, whatever
+    // the shares (several moves may share the most visits).
+    assert_eq!(lines[0]["chosen"], true, "{a}");
+    assert!(lines[1..].iter().all(|l| l["chosen"] == false), "{a}");
+    let played = s
+        .post(
+            "/api/move",
+            &json!({"rules": "brandubh", "moves": moves, "player": "mcts:heuristic:64"}).to_string(),
+        )
+        .json();
+    assert_eq!(played["move"], lines[0]["move"], "{played} {a}");
 }
 
 /// One search thread and a queue of one: a third search at once is refused with 503 and
@@ -531,6 +542,16 @@ fn bad_options_are_refused_at_start() {
             "--max-movetime",
         ),
         (vec!["--allow-player", "chess"], "--allow-player"),
+        // A network that is not there is found at start, not on every request.
+        (
+            vec!["--allow-player", "mcts:model=/nonexistent:10"],
+            "/nonexistent",
+        ),
+        (
+            vec!["--idle-timeout", "30", "--request-timeout", "20"],
+            "--idle-timeout",
+        ),
+        (vec!["--max-connections", "0"], "--max-connections"),
         (vec!["--searches", "0"], "--searches"),
         (vec!["--bind", "256.0.0.1:1"], "--bind"),
     ] {
@@ -543,4 +564,270 @@ fn bad_options_are_refused_at_start() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// Reads from a raw connection until it closes; true when it closed (EOF or reset) within
+/// `within`, false when it was still open then.
+fn closes_within(s: &mut std::net::TcpStream, within: Duration) -> bool {
+    use std::io::Read;
+    s.set_read_timeout(Some(within)).unwrap();
+    let mut buf = [0u8; 4096];
+    let until = Instant::now() + within;
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return false
+            }
+            Err(_) => return true,
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+    }
+}
+
+fn metric(s: &Server, name: &str) -> f64 {
+    let text = s.get("/metrics").body;
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name} ")))
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+        .parse()
+        .unwrap()
+}
+
+/// Connections that never finish their headers, and idle kept-alive ones, are closed after
+/// the idle timeout; past the limits a new connection is closed at once; the server goes on
+/// answering.
+#[test]
+fn idle_and_half_open_connections_are_closed_and_their_number_is_bounded() {
+    use std::io::Write;
+    use std::net::TcpStream;
+    let s = Server::start(&[
+        "--searches",
+        "1",
+        "--idle-timeout",
+        "1",
+        "--max-connections-per-address",
+        "4",
+    ]);
+    // Three connections that never finish their headers, one kept alive after an answer.
+    let mut half: Vec<TcpStream> = (0..3)
+        .map(|_| {
+            let mut c = TcpStream::connect(&s.addr).unwrap();
+            c.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n").unwrap();
+            c
+        })
+        .collect();
+    let mut kept = TcpStream::connect(&s.addr).unwrap();
+    kept.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    // The address has its four: a fifth is closed at once, unanswered.
+    std::thread::sleep(Duration::from_millis(200));
+    let mut fifth = TcpStream::connect(&s.addr).unwrap();
+    let _ = fifth.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert!(
+        closes_within(&mut fifth, Duration::from_millis(800)),
+        "the fifth connection was served"
+    );
+    // Within the idle timeout (and a margin) every one of the four is closed.
+    for c in half.iter_mut().chain(std::iter::once(&mut kept)) {
+        assert!(
+            closes_within(c, Duration::from_secs(5)),
+            "a connection outlived the idle timeout"
+        );
+    }
+    assert_eq!(s.get("/health").status, 200, "the server answers again");
+    assert!(metric(&s, "tafl_connections_refused_total") >= 1.0);
+    assert!(metric(&s, "tafl_connections_timed_out_total") >= 4.0);
+    assert_eq!(metric(&s, "tafl_connections_max"), 512.0);
+
+    // The limit over all addresses.
+    let s = Server::start(&[
+        "--searches",
+        "1",
+        "--max-connections",
+        "2",
+        "--max-connections-per-address",
+        "0",
+    ]);
+    let _held: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(&s.addr).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut third = TcpStream::connect(&s.addr).unwrap();
+    assert!(
+        closes_within(&mut third, Duration::from_millis(800)),
+        "the third connection was kept"
+    );
+}
+
+/// A body that is not declared JSON is refused with 415 before anything runs (a browser
+/// sends `text/plain` cross-site without a preflight); `/index.html` is the page; a huge
+/// number is quoted short.
+#[test]
+fn only_json_bodies_the_page_by_its_name_and_short_quotes() {
+    let s = Server::start(&["--searches", "1"]);
+    let body = json!({"rules": "brandubh", "level": 1}).to_string();
+    for ct in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        Some("multipart/form-data; boundary=x"),
+        None,
+    ] {
+        let headers: Vec<(&str, &str)> = ct.iter().map(|c| ("Content-Type", *c)).collect();
+        let r = server::request_raw(&s.addr, "POST", "/api/move", &body, &headers);
+        assert_eq!(r.status, 415, "{ct:?}: {}", r.body);
+        assert!(error_of(&r).contains("application/json"), "{}", r.body);
+    }
+    let r = server::request_raw(
+        &s.addr,
+        "POST",
+        "/api/state",
+        &json!({"rules": "brandubh"}).to_string(),
+        &[("Content-Type", "Application/JSON; charset=utf-8")],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let page = s.get("/index.html");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<script src=\"app.js\">"));
+    let huge = format!(
+        r#"{{"rules":"brandubh","level":5,"movetime":1{}}}"#,
+        "0".repeat(308)
+    );
+    let r = s.post("/api/move", &huge);
+    assert_eq!(r.status, 400);
+    let e = error_of(&r);
+    assert!(e.len() < 120 && e.contains("1e308"), "{e}");
+}
+
+/// A king's capture is reported as one (with the move, in its text, off the board); a
+/// position that is already decided is judged, not played on; `to_move` needs `position`.
+#[test]
+fn the_kings_capture_and_decided_positions_are_reported() {
+    let s = Server::start(&["--searches", "1"]);
+    let taken = json!({"rules": "brandubh", "position": "/7/7/7/2t4/1tK4/2t4/3t3/", "to_move": "attackers", "moves": ["d7-d5"]});
+    let st = s.post("/api/state", &taken.to_string()).json();
+    assert_eq!(st["outcome"]["reason"], "king captured", "{st}");
+    assert_eq!(st["moves"][0]["captures"], json!(["c5"]), "{st}");
+    assert_eq!(st["moves"][0]["text"], "d7-d5xc5");
+    assert!(
+        st["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["piece"] != "king"),
+        "the captured king is still on the board: {st}"
+    );
+    // The capture may be written with the move, or left out.
+    let mut written = taken.clone();
+    written["moves"] = json!(["d7-d5xc5"]);
+    assert_eq!(s.post("/api/state", &written.to_string()).status, 200);
+
+    // The king on a corner: the defenders have won; there is no move to find.
+    let corner = json!({"rules": "brandubh", "position": "/K6/3t3/7/7/7/7/7/"});
+    let st = s.post("/api/state", &corner.to_string()).json();
+    assert_eq!(st["outcome"]["winner"], "defenders", "{st}");
+    assert_eq!(st["outcome"]["reason"], "escape");
+    assert!(st["legal"].as_object().unwrap().is_empty());
+    let mut ask = corner.clone();
+    ask["level"] = json!(2);
+    assert_eq!(s.post("/api/move", &ask.to_string()).status, 409);
+    ask["level"] = json!(5);
+    assert_eq!(s.post("/api/analyze", &ask.to_string()).status, 409);
+
+    let r = s.post(
+        "/api/state",
+        &json!({"rules": "brandubh", "to_move": "defenders"}).to_string(),
+    );
+    assert_eq!(r.status, 400);
+    assert!(error_of(&r).contains("to_move"), "{}", r.body);
+
+    // `tafl analyze` judges it the same way.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tafl"))
+        .args([
+            "analyze",
+            "--rules",
+            "brandubh",
+            "--position",
+            "/K6/3t3/7/7/7/7/7/",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the game is over: defenders win (escape)"),
+        "{text}"
+    );
+}
+
+/// Without a seed the AI varies from request to request (the random level, the levels'
+/// mistakes); with one it is reproducible; the answer names the seed it used.
+#[test]
+fn the_ai_varies_without_a_seed_and_repeats_with_one() {
+    let s = Server::start(&["--searches", "1"]);
+    let ask = |seed: Option<u64>| {
+        let mut req = json!({"rules": "brandubh", "level": 1});
+        if let Some(v) = seed {
+            req["seed"] = json!(v);
+        }
+        let r = s.post("/api/move", &req.to_string()).json();
+        (
+            r["move"].as_str().unwrap().to_string(),
+            r["seed"].as_u64().unwrap(),
+        )
+    };
+    let unseeded: std::collections::HashSet<String> = (0..12).map(|_| ask(None).0).collect();
+    assert!(unseeded.len() > 1, "12 random moves were all {unseeded:?}");
+    let (mv, seed) = ask(Some(77));
+    assert_eq!(seed, 77);
+    for _ in 0..3 {
+        assert_eq!(ask(Some(77)).0, mv);
+    }
+    // A seed the server drew replays the same move.
+    let (mv, seed) = ask(None);
+    assert_eq!(ask(Some(seed)).0, mv);
+}
+
+/// Search trees keep to the memory budget (`--search-memory`, shown in /metrics) and a
+/// search to the time asked; a budget too small to search is refused at start.
+#[test]
+fn search_trees_keep_to_the_memory_budget() {
+    let s = Server::start(&["--searches", "1", "--search-memory", "16"]);
+    assert_eq!(
+        metric(&s, "tafl_search_memory_budget_bytes"),
+        (16u64 << 20) as f64
+    );
+    let r = s.post(
+        "/api/move",
+        &json!({"rules": "copenhagen", "level": 5, "movetime": 3}).to_string(),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let seconds = r.json()["seconds"].as_f64().unwrap();
+    // Not a speed claim: the search stops when its tree is full, never past the time asked.
+    assert!(seconds < 3.0 + 0.5, "{seconds} s for a 3 s movetime");
+    let peak = metric(&s, "tafl_search_tree_bytes_peak");
+    assert!(peak > 0.0, "no tree was recorded");
+    // One expansion past the limit at most (a node's children: a few hundred nodes).
+    assert!(
+        peak <= (16u64 << 20) as f64 + 64.0 * 1024.0,
+        "{peak} bytes of tree"
+    );
+    let a = s.post(
+        "/api/analyze",
+        &json!({"rules": "copenhagen", "level": 5, "simulations": 5000}).to_string(),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert!(metric(&s, "tafl_search_tree_bytes_peak") <= (16u64 << 20) as f64 + 64.0 * 1024.0);
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tafl"))
+        .args(["serve", "--searches", "2", "--search-memory", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--search-memory"));
 }

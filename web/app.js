@@ -13,6 +13,10 @@ const game = {
   selected: null, // the square of the piece picked up
   hint: null, // the hinted line
   busy: false,
+  // Drawn for each game, so that the AI's choices among equal moves and a level's
+  // deliberate mistakes vary from game to game, and are the same when a game is replayed
+  // with its seed (sent with the ply: every move of a game gets its own).
+  seed: 0,
 };
 
 async function api(path, body) {
@@ -66,6 +70,7 @@ async function newGame() {
   game.side = $("side").value;
   game.level = Number($("level").value);
   game.moves = [];
+  game.seed = Math.floor(Math.random() * 2 ** 32);
   game.selected = null;
   game.hint = null;
   $("hint-text").textContent = "";
@@ -88,7 +93,9 @@ async function aiTurn() {
   game.busy = true;
   setStatus("The AI is thinking…", "thinking");
   try {
-    const r = await api("/api/move", { rules: game.rules.id, moves: game.moves, level: game.level });
+    const r = await api("/api/move", {
+      rules: game.rules.id, moves: game.moves, level: game.level, seed: game.seed + game.moves.length,
+    });
     game.moves.push(r.move);
     game.state = r.state;
     // A move found without search (a random or greedy level, or a level's deliberate

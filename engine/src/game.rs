@@ -6,14 +6,28 @@ use crate::outcome::{Outcome, Reason};
 use crate::position::{Move, MoveEffect, Position};
 use crate::rules::Rules;
 use crate::ruleset::Repetition;
+use crate::square::Sq;
 
-/// A move as played, with the soldiers it captured.
+/// A move as played, with what it captured.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Played<B> {
     /// The move.
     pub mv: Move,
     /// Soldiers it removed.
     pub captured: B,
+    /// The king's square when the move ended the game by capturing him (he stays on the
+    /// board in the game's position, which keeps his square).
+    pub king_captured: Option<Sq>,
+}
+
+impl<B: BitSet> Played<B> {
+    /// Every square the move captured, in board order: its soldiers and the king's.
+    pub fn captures(&self) -> Vec<Sq> {
+        let mut all: Vec<Sq> = self.captured.squares().map(|s| s as Sq).collect();
+        all.extend(self.king_captured);
+        all.sort_unstable();
+        all
+    }
 }
 
 /// A game in progress: start position, moves played, repetition record and outcome.
@@ -34,7 +48,9 @@ impl<B: BitSet> Game<B> {
         Game::from_position(rules, Position::start(rules))
     }
 
-    /// A game from any position. If the side to move has no move there, the game is already over.
+    /// A game from any position. If the position is already decided (the king on an escape
+    /// square, an exit fort or an encirclement made, no move for the side to move: see
+    /// [`Position::settled_outcome`]), the game is already over.
     pub fn from_position(rules: &Rules<B>, start: Position<B>) -> Game<B> {
         let mut g = Game {
             start,
@@ -44,7 +60,7 @@ impl<B: BitSet> Game<B> {
             ply_limit: None,
             outcome: None,
         };
-        g.outcome = start.no_moves_outcome(rules);
+        g.outcome = start.settled_outcome(rules);
         g
     }
 
@@ -124,8 +140,14 @@ impl<B: BitSet> Game<B> {
         self.moves.push(Played {
             mv,
             captured: effect.captured,
+            king_captured: None,
         });
         self.outcome = self.after_move(rules, &effect);
+        if self.outcome.is_some_and(|o| o.reason == Reason::KingCaptured) {
+            if let Some(p) = self.moves.last_mut() {
+                p.king_captured = Some(self.position.king());
+            }
+        }
         self.outcome
     }
 
@@ -138,6 +160,7 @@ impl<B: BitSet> Game<B> {
         self.moves.push(Played {
             mv,
             captured: effect.captured,
+            king_captured: None,
         });
         if effect.captured.any() {
             self.history.clear();

@@ -85,6 +85,16 @@ pub fn quote(text: &str) -> String {
     out
 }
 
+/// A number from outside input as a message quotes it: short whatever its size (`1e308`,
+/// not its 309 digits).
+pub fn quote_number(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-6..1e9).contains(&v.abs()) {
+        quote(&format!("{v:e}"))
+    } else {
+        quote(&v.to_string())
+    }
+}
+
 fn push_escaped(out: &mut String, c: char) {
     if c.is_control() {
         out.extend(c.escape_default());

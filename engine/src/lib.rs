@@ -74,7 +74,10 @@ pub use search::{
     Player, PlayerFactory, PlayerSpec, Proven, Rollout, RootSelection, Search, SearchConfig, SearchResult,
     SideTally, Uniform, Wdl, OPENING_SEED,
 };
-pub use search::{merge_results, parse_duration, Clock, Deadline, ThinkingLimit, MAX_NODES, MOVE_OVERHEAD};
+pub use search::{
+    merge_results, parse_duration, Clock, Deadline, ThinkingLimit, MAX_NODES, MIN_NODES, MOVE_OVERHEAD,
+    NODE_BYTES,
+};
 pub use side::{Piece, Side};
 pub use square::{parse_square, square, square_name, Sq, MAX_SIZE};
 pub use symmetry::{transform_move, transform_position, transform_square, SYMMETRIES};

@@ -746,3 +746,64 @@ fn a_tree_parallel_player_plays_legal_moves_on_two_threads() {
         game.play(&r, mv).expect("a legal move");
     }
 }
+
+/// An analysis lists first the move the search chose, then the rest by the improved policy
+/// and value: a Gumbel root's halving leaves its candidates with equal visits, and a flat
+/// PUCT root ties them too.
+#[test]
+fn the_chosen_move_ranks_first_whatever_the_visits() {
+    let stat = |to: Sq, visits: u32, q: f32| MoveStat {
+        mv: Move { from: 0, to },
+        visits,
+        q,
+        prior: 0.1,
+        proven: None,
+    };
+    let moves = vec![
+        stat(1, 25, 0.2),
+        stat(2, 25, 0.5),
+        stat(3, 10, 0.9),
+        stat(4, 25, 0.1),
+    ];
+    let result = |best: Sq, policy: Vec<f32>| SearchResult {
+        best: Move { from: 0, to: best },
+        moves: moves.clone(),
+        policy,
+        value: 0.0,
+        proven: None,
+        pv: vec![],
+        simulations: 85,
+    };
+    // The halving chose move 3; the completed-Q policy orders the rest.
+    assert_eq!(result(3, vec![0.3, 0.1, 0.4, 0.2]).ranked(), vec![2, 0, 3, 1]);
+    // Equal visits under PUCT: the value breaks the tie.
+    let visits = vec![25.0 / 85.0, 25.0 / 85.0, 10.0 / 85.0, 25.0 / 85.0];
+    assert_eq!(result(2, visits).ranked(), vec![1, 0, 3, 2]);
+}
+
+/// A tree keeps to its node limit, its allocation included.
+#[test]
+fn a_tree_keeps_to_its_node_limit() {
+    let r = rules("copenhagen");
+    let game = Game::new(&r);
+    let config = SearchConfig {
+        simulations: 5_000,
+        max_nodes: MIN_NODES * 5,
+        ..SearchConfig::default()
+    };
+    config.validate().unwrap();
+    let mut s = Search::new(config, &game, 1);
+    let res = s.run(&r, &Heuristic, 0.0).unwrap();
+    assert!(res.simulations < 5_000, "the limit did not stop the search");
+    // One expansion (a node's children, at most 4 * 10 moves a piece on 11x11) past it.
+    assert!(
+        s.tree_bytes() <= (MIN_NODES * 5 + 1_000) * NODE_BYTES,
+        "{} bytes",
+        s.tree_bytes()
+    );
+    let too_small = SearchConfig {
+        max_nodes: 10,
+        ..SearchConfig::default()
+    };
+    assert!(too_small.validate().unwrap_err().contains("max_nodes"));
+}

@@ -190,6 +190,31 @@ fn net(path: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc<NetEvaluator>, 
     Ok(n)
 }
 
+/// Checks, before any game, that a player can be built: a network it names (other than
+/// `shipped`, which falls back per ruleset) is loaded now, for the rules it was trained on,
+/// so that a host refuses a bad path at start instead of failing every game with it. Other
+/// programs are started only when a game needs them.
+pub fn check(r: &Resolved) -> Result<(), String> {
+    for spec in std::iter::once(&r.spec).chain(&r.fallback) {
+        if let PlayerSpec::Mcts {
+            evaluator: EvaluatorSpec::Model(path),
+            ..
+        } = spec
+        {
+            if path == tafl_trainer::shipped::SHIPPED_PATH {
+                continue;
+            }
+            let dir = tafl_trainer::models::checkpoint_dir(std::path::Path::new(path))
+                .map_err(|e| format!("model `{path}`: {e}"))?;
+            let manifest = tafl_nn::read_manifest(&dir).map_err(|e| format!("model `{path}`: {e}"))?;
+            let ruleset = tafl_engine::Ruleset::from_file(manifest.ruleset)
+                .map_err(|e| format!("model `{path}`: its rules: {e}"))?;
+            net(path, &ruleset)?;
+        }
+    }
+    Ok(())
+}
+
 /// The evaluator of a spec for the rules in use: classic ones, or a model checked against the rules.
 pub fn evaluator<B: BitSet>(e: &EvaluatorSpec, rules: &Rules<B>) -> Result<Arc<dyn Evaluator<B>>, String> {
     match e {

@@ -7,6 +7,7 @@
 //! operator allowed.
 
 use super::limits::Refused;
+use super::metrics::Metrics;
 use super::Server;
 use crate::analyze_cmd::{analyse, game_from};
 use axum::body::Bytes;
@@ -190,12 +191,14 @@ impl Server {
             let max = self.caps.max_movetime.as_secs_f64();
             if !(t.is_finite() && t > 0.0) {
                 return Err(ApiError::bad(format!(
-                    "movetime: {t} is not a number of seconds above 0"
+                    "movetime: {} is not a number of seconds above 0",
+                    tafl_engine::input::quote_number(t)
                 )));
             }
             if t > max {
                 return Err(ApiError::bad(format!(
-                    "movetime: {t} s is too long; at most {max} s"
+                    "movetime: {} s is too long; at most {max} s",
+                    tafl_engine::input::quote_number(t)
                 )));
             }
             if !matches!(player.spec, PlayerSpec::Mcts { .. }) {
@@ -256,7 +259,7 @@ fn state_json<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> Value {
                 "move": p.mv.text(n),
                 "text": played_text(n, p),
                 "side": side.name(),
-                "captures": p.captured.squares().map(|s| square_name(n, s as u16).to_string()).collect::<Vec<_>>(),
+                "captures": p.captures().into_iter().map(|s| square_name(n, s).to_string()).collect::<Vec<_>>(),
             });
             side = side.opponent();
             v
@@ -271,6 +274,7 @@ fn state_json<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> Value {
                 .push(square_name(n, m.to).to_string());
         }
     }
+    let king_taken = game.history().last().and_then(|p| p.king_captured);
     let outcome = game.outcome().map(|o| {
         json!({
             "winner": o.winner.map(|s| s.name()),
@@ -284,7 +288,8 @@ fn state_json<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> Value {
         "size": n,
         "to_move": pos.to_move().name(),
         "ply": game.ply(),
-        "pieces": pos.pieces().iter().map(|&(s, p)| json!({"square": square_name(n, s).to_string(), "piece": piece_name(p)})).collect::<Vec<_>>(),
+        // A captured king stays on the engine's board; the page must not draw him.
+        "pieces": pos.pieces().iter().filter(|&&(s, _)| Some(s) != king_taken).map(|&(s, p)| json!({"square": square_name(n, s).to_string(), "piece": piece_name(p)})).collect::<Vec<_>>(),
         "position": position_record(rules, pos),
         "moves": moves,
         "last": game.history().last().map(|p| json!({"move": p.mv.text(n), "from": square_name(n, p.mv.from).to_string(), "to": square_name(n, p.mv.to).to_string()})),
@@ -317,7 +322,7 @@ fn game_of<B: BitSet>(rules: &Rules<B>, req: &GameRequest) -> Result<Game<B>, Ap
         req.position.as_deref(),
         req.to_move,
         &req.moves,
-        ("position", "moves"),
+        ("position", "to_move", "moves"),
     )
     .map_err(ApiError::bad)
 }
@@ -434,16 +439,29 @@ pub async fn ai_move(State(s): State<Arc<Server>>, body: Result<Bytes, BytesReje
     let cutoff = s.caps.search_cutoff(start);
     with_board!(&rs, B, rules => {
         let game = game_in_play(&rules, &game_req)?;
-        let seed = req.seed.unwrap_or(game.position().hash() ^ game.ply() as u64);
+        // A fresh seed unless the request gives one: the levels' deliberate random moves and
+        // the random level must vary from game to game (the answer names the seed, so that
+        // a game can be replayed).
+        let seed = req.seed.unwrap_or_else(rand::random);
+        let tree_bytes = s.tree_bytes_per_search;
+        let metrics = s.metrics.clone();
         let answer = s
             .pool
-            .run(cutoff, move || search_move(rules, game, player, seed, cutoff, start))
+            .run(cutoff, move || search_move(rules, game, player, seed, cutoff, start, tree_bytes, &metrics))
             .await
             .map_err(refused)?;
         answer.map(Json)
     })
 }
 
+/// The most nodes a search tree may hold within `bytes` (at least the fewest a search needs,
+/// which the server's start checked the budget for; at most the engine's cap).
+fn nodes_within(bytes: usize) -> usize {
+    (bytes / tafl_engine::NODE_BYTES).clamp(tafl_engine::MIN_NODES, tafl_engine::MAX_NODES)
+}
+
+/// The search of one `/api/move`, on a search thread: its trees within `tree_bytes`.
+#[allow(clippy::too_many_arguments)]
 fn search_move<B: BitSet>(
     rules: Rules<B>,
     mut game: Game<B>,
@@ -451,15 +469,21 @@ fn search_move<B: BitSet>(
     seed: u64,
     cutoff: Instant,
     start: Instant,
+    tree_bytes: usize,
+    metrics: &Metrics,
 ) -> Result<Value, ApiError> {
     let n = rules.n;
     let label = player.for_rules(&rules.ruleset).label;
-    let mut p = tafl_lab::players::build(&player, seed, &rules)
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+    let internal = |e: String| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e);
+    let mut p = tafl_lab::players::build(&player, seed, &rules).map_err(internal)?;
     p.cutoff = Some(cutoff);
-    let (mv, result) = p
-        .choose(&rules, &game)
-        .ok_or_else(|| ApiError::new(StatusCode::CONFLICT, "the game is over"))?;
+    // The thread's share of the memory budget, split among the player's own trees.
+    p.set_max_nodes(nodes_within(tree_bytes / p.threads.max(1)))
+        .map_err(internal)?;
+    let chosen = p.choose(&rules, &game);
+    metrics.tree_finished(p.tree_bytes());
+    drop(p);
+    let (mv, result) = chosen.ok_or_else(|| ApiError::new(StatusCode::CONFLICT, "the game is over"))?;
     game.play(&rules, mv)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     let text = game
@@ -475,6 +499,7 @@ fn search_move<B: BitSet>(
         "value": result.as_ref().map(|r| r.value),
         "pv": result.as_ref().map(|r| line_text(n, &r.pv)).unwrap_or_default(),
         "simulations": result.as_ref().map_or(0, |r| r.simulations),
+        "seed": seed,
         "seconds": start.elapsed().as_secs_f64(),
         "state": state_json(&rules, &game),
     }))
@@ -506,15 +531,19 @@ pub async fn analyze(State(s): State<Arc<Server>>, body: Result<Bytes, BytesReje
     let cutoff = s.caps.search_cutoff(start);
     with_board!(&rs, B, rules => {
         let game = game_in_play(&rules, &game_req)?;
+        // Hints are reproducible: the same request gives the same analysis.
         let seed = req.seed.unwrap_or(0);
+        let max_nodes = nodes_within(s.tree_bytes_per_search);
+        let metrics = s.metrics.clone();
         let answer = s
             .pool
             .run(cutoff, move || {
                 let n = rules.n;
                 let label = player.for_rules(&rules.ruleset).label;
-                let a = analyse(&rules, &game, &player, ThinkingLimit::Simulations, seed, top, Some(cutoff))
+                let a = analyse(&rules, &game, &player, ThinkingLimit::Simulations, seed, top, Some(cutoff), max_nodes)
                     .map_err(ApiError::bad)?
                     .ok_or_else(|| ApiError::new(StatusCode::CONFLICT, "the game is over"))?;
+                metrics.tree_finished(a.tree_bytes);
                 Ok::<Value, ApiError>(json!({
                     "player": label,
                     "to_move": game.position().to_move().name(),
@@ -523,6 +552,7 @@ pub async fn analyze(State(s): State<Arc<Server>>, body: Result<Bytes, BytesReje
                     "proven": a.proven.map(Proven::sign),
                     "lines": a.lines.iter().map(|l| json!({
                         "move": l.mv.text(n),
+                        "chosen": l.chosen,
                         "share": l.share,
                         "value": l.value,
                         "prior": l.prior,

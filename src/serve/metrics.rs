@@ -69,8 +69,19 @@ pub struct Metrics {
     pub expired: AtomicU64,
     /// How long searches ran.
     pub search_seconds: Histogram,
+    /// Connections open now.
+    pub connections_open: AtomicUsize,
+    /// Connections closed at once because the server or the client's address had as many
+    /// open as allowed.
+    pub connections_refused: AtomicU64,
+    /// Connections closed because no complete request head came in time.
+    pub connections_timed_out: AtomicU64,
+    /// The most bytes a finished search's trees held.
+    pub tree_bytes_peak: AtomicUsize,
     workers: AtomicUsize,
     queue_capacity: AtomicUsize,
+    memory_budget: AtomicUsize,
+    max_connections: AtomicUsize,
 }
 
 impl Metrics {
@@ -78,6 +89,17 @@ impl Metrics {
     pub fn set_pool(&self, workers: usize, queue: usize) {
         self.workers.store(workers, Ordering::Relaxed);
         self.queue_capacity.store(queue, Ordering::Relaxed);
+    }
+
+    /// Records the operator's budgets: bytes for search trees, open connections.
+    pub fn set_budgets(&self, memory: usize, connections: usize) {
+        self.memory_budget.store(memory, Ordering::Relaxed);
+        self.max_connections.store(connections, Ordering::Relaxed);
+    }
+
+    /// Records the bytes a finished search's trees held.
+    pub fn tree_finished(&self, bytes: usize) {
+        self.tree_bytes_peak.fetch_max(bytes, Ordering::Relaxed);
     }
 
     /// Records one answered request.
@@ -160,6 +182,48 @@ impl Metrics {
             "Searches dropped because their request's deadline passed while they waited.",
             "counter",
             self.expired.load(Ordering::Relaxed),
+        );
+        gauge(
+            &mut out,
+            "tafl_search_memory_budget_bytes",
+            "Bytes the search trees of all running searches may hold together (--search-memory).",
+            "gauge",
+            load(&self.memory_budget),
+        );
+        gauge(
+            &mut out,
+            "tafl_search_tree_bytes_peak",
+            "The most bytes one search's trees held when it finished.",
+            "gauge",
+            load(&self.tree_bytes_peak),
+        );
+        gauge(
+            &mut out,
+            "tafl_connections_open",
+            "HTTP connections open now.",
+            "gauge",
+            load(&self.connections_open),
+        );
+        gauge(
+            &mut out,
+            "tafl_connections_max",
+            "HTTP connections that may be open at once (--max-connections).",
+            "gauge",
+            load(&self.max_connections),
+        );
+        gauge(
+            &mut out,
+            "tafl_connections_refused_total",
+            "Connections closed at once: the server or the client's address had as many open as allowed.",
+            "counter",
+            self.connections_refused.load(Ordering::Relaxed),
+        );
+        gauge(
+            &mut out,
+            "tafl_connections_timed_out_total",
+            "Connections closed because no complete request head came within --idle-timeout.",
+            "counter",
+            self.connections_timed_out.load(Ordering::Relaxed),
         );
         out.push_str("# HELP tafl_search_duration_seconds Time a search ran on its thread.\n");
         out.push_str("# TYPE tafl_search_duration_seconds histogram\n");

@@ -6,6 +6,7 @@
 //! otherwise, and answers cross-origin requests only from the origins the operator names.
 
 mod api;
+mod connections;
 mod limits;
 mod metrics;
 mod page;
@@ -53,6 +54,24 @@ pub struct ServeArgs {
     /// Largest request body, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 65536)]
     pub max_body: usize,
+    /// Connections open at once; past that a new one is closed at once. Keep it below the
+    /// process's file limit (`ulimit -n`).
+    #[arg(long, value_name = "N", default_value_t = 512)]
+    pub max_connections: usize,
+    /// Connections open at once from one client address; 0 for no limit of its own. Behind a
+    /// reverse proxy every connection comes from the proxy: give 0 there and let the proxy
+    /// limit its clients.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_connections_per_address: usize,
+    /// A connection that has not sent a complete request head within this many seconds (from
+    /// when it opened, or from its last answer when kept alive) is closed. At most
+    /// `--request-timeout` (default: 10, or `--request-timeout` if shorter).
+    #[arg(long, value_name = "SECONDS")]
+    pub idle_timeout: Option<f64>,
+    /// Memory for search trees, in MiB, shared out equally among the search threads: a
+    /// search stops growing its tree at its share (and answers with what it found).
+    #[arg(long, value_name = "MIB", default_value_t = 512)]
+    pub search_memory: usize,
     /// An origin whose pages may call the API from a browser (`https://game.example`),
     /// repeatable; none by default (the embedded page is same-origin and needs none).
     #[arg(long = "cors-origin", value_name = "ORIGIN")]
@@ -71,6 +90,10 @@ pub struct ServeArgs {
 /// What every handler shares: the operator's configuration, the search pool and the metrics.
 pub struct Server {
     caps: Caps,
+    /// Bounds on connections, for the accept loop.
+    connections: connections::ConnectionLimits,
+    /// Bytes of search tree each search may hold (the memory budget's share of one thread).
+    tree_bytes_per_search: usize,
     pool: SearchPool,
     metrics: Arc<Metrics>,
     /// Levels: number, description, resolved player.
@@ -119,6 +142,26 @@ impl Server {
             None => tafl_lab::players::cores(),
         };
         let queue = args.queue.unwrap_or(4 * searches).min(1_000_000);
+        let idle = seconds(
+            "--idle-timeout",
+            args.idle_timeout.unwrap_or(args.request_timeout.min(10.0)),
+            args.request_timeout,
+        )?;
+        if args.max_connections == 0 {
+            return Err("--max-connections must be at least 1".into());
+        }
+        let tree_bytes_per_search = args
+            .search_memory
+            .checked_mul(1 << 20)
+            .map(|b| b / searches)
+            .filter(|&b| b / tafl_engine::NODE_BYTES >= tafl_engine::MIN_NODES)
+            .ok_or_else(|| {
+                format!(
+                    "--search-memory {} MiB: too little for {searches} searches; give at least {} MiB",
+                    args.search_memory,
+                    (searches * tafl_engine::MIN_NODES * tafl_engine::NODE_BYTES).div_ceil(1 << 20)
+                )
+            })?;
         let caps = Caps {
             max_body: args.max_body,
             max_moves: args.max_moves,
@@ -134,10 +177,10 @@ impl Server {
         }
         let mut players = Vec::new();
         for spec in &args.allow_players {
-            players.push((
-                spec.clone(),
-                tafl_lab::players::resolve(spec).map_err(|e| format!("--allow-player: {e}"))?,
-            ));
+            let resolved = tafl_lab::players::resolve(spec)
+                .and_then(|r| tafl_lab::players::check(&r).map(|()| r))
+                .map_err(|e| format!("--allow-player `{spec}`: {e}"))?;
+            players.push((spec.clone(), resolved));
         }
         let mut rulesets: Vec<Ruleset> = tafl_engine::BUILTIN_IDS
             .iter()
@@ -162,9 +205,17 @@ impl Server {
             cors_origins.push(v);
         }
         let metrics = Arc::new(Metrics::default());
+        metrics.set_budgets(tree_bytes_per_search * searches, args.max_connections);
         let pool = SearchPool::new(searches, queue, metrics.clone())?;
         Ok(Server {
             caps,
+            connections: connections::ConnectionLimits {
+                max: args.max_connections,
+                per_address: args.max_connections_per_address,
+                idle,
+                grace: request_timeout,
+            },
+            tree_bytes_per_search,
             pool,
             metrics,
             levels: resolved,
@@ -180,6 +231,7 @@ pub fn router(server: Arc<Server>) -> Router {
     let max_body = server.caps.max_body;
     Router::new()
         .route("/", get(page::index))
+        .route("/index.html", get(page::index))
         .route("/app.js", get(page::script))
         .route("/style.css", get(page::style))
         .route("/health", get(health))
@@ -231,8 +283,9 @@ async fn metrics_text(State(s): State<Arc<Server>>) -> impl IntoResponse {
 }
 
 /// The route templates metrics are kept by (a bounded set, whatever paths clients send).
-const ROUTES: [&str; 12] = [
+const ROUTES: [&str; 13] = [
     "/",
+    "/index.html",
     "/app.js",
     "/style.css",
     "/health",
@@ -282,6 +335,15 @@ async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Respon
             )
             .into_response(),
         }
+    } else if req.method() == Method::POST && !is_json(req.headers()) {
+        // A browser sends `text/plain` and form types cross-site without asking first: the
+        // API takes JSON only, so that a page on another site must ask (preflight), and is
+        // refused unless the operator named its origin.
+        api::ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "the request body must be JSON, sent with `content-type: application/json`",
+        )
+        .into_response()
     } else {
         match tokio::time::timeout(s.caps.request_timeout, next.run(req)).await {
             Ok(r) => r,
@@ -303,6 +365,15 @@ async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Respon
     s.metrics
         .request(route, response.status().as_u16(), start.elapsed().as_secs_f64());
     response
+}
+
+/// Whether a request says its body is JSON (`application/json`, any parameters).
+fn is_json(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
 }
 
 /// Runs `tafl serve` until Ctrl-C or SIGTERM.
@@ -327,10 +398,10 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         println!("listening on http://{addr} ({searches} search threads, queue of {queue})");
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        axum::serve(listener, router(server))
-            .with_graceful_shutdown(shutdown())
-            .await
-            .map_err(|e| format!("server: {e}"))
+        let limits = server.connections;
+        let metrics = server.metrics.clone();
+        connections::serve(listener, router(server), limits, metrics, shutdown()).await;
+        Ok(())
     })
 }
 

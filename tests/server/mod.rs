@@ -105,8 +105,21 @@ impl Reply {
     }
 }
 
-/// One HTTP/1.1 request on its own connection.
+/// One HTTP/1.1 request on its own connection; a body is sent as JSON.
 pub fn request(addr: &str, method: &str, path: &str, body: Option<&str>, headers: &[(&str, &str)]) -> Reply {
+    let mut all = headers.to_vec();
+    if body.is_some() {
+        all.push(("Content-Type", "application/json"));
+    }
+    send(addr, method, path, body, &all)
+}
+
+/// One request with a body whose content type is only what `headers` say (none if none).
+pub fn request_raw(addr: &str, method: &str, path: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
+    send(addr, method, path, Some(body), headers)
+}
+
+fn send(addr: &str, method: &str, path: &str, body: Option<&str>, headers: &[(&str, &str)]) -> Reply {
     let mut s = TcpStream::connect(addr).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
@@ -114,10 +127,7 @@ pub fn request(addr: &str, method: &str, path: &str, body: Option<&str>, headers
         req.push_str(&format!("{k}: {v}\r\n"));
     }
     if let Some(b) = body {
-        req.push_str(&format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            b.len()
-        ));
+        req.push_str(&format!("Content-Length: {}\r\n", b.len()));
     }
     req.push_str("\r\n");
     s.write_all(req.as_bytes()).expect("send");

@@ -48,6 +48,10 @@ impl std::fmt::Display for Parallelism {
     }
 }
 
+/// Fewest nodes a tree may be limited to: enough for the root's moves on the largest boards
+/// and a few hundred simulations beyond them.
+pub const MIN_NODES: usize = 10_000;
+
 /// Parameters of one search. Every field has a default (see [`SearchConfig::default`]), so a
 /// config file names only what it changes; unknown keys are errors.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -78,6 +82,10 @@ pub struct SearchConfig {
     pub gumbel_c_scale: f32,
     /// Propagate proven wins and losses up the tree. Default true.
     pub solver: bool,
+    /// Most nodes the tree may hold: the search stops growing it there (a host bounds the
+    /// memory of its searches with this; see [`Search::tree_bytes`](super::Search::tree_bytes)).
+    /// Default and most [`MAX_NODES`](super::MAX_NODES).
+    pub max_nodes: usize,
 }
 
 impl Default for SearchConfig {
@@ -95,6 +103,7 @@ impl Default for SearchConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
             solver: true,
+            max_nodes: super::MAX_NODES,
         }
     }
 }
@@ -123,6 +132,12 @@ impl SearchConfig {
         }
         if !(self.virtual_loss.is_finite() && self.virtual_loss >= 0.0) {
             return bad("virtual_loss", "must be zero or positive");
+        }
+        if !(MIN_NODES..=super::MAX_NODES).contains(&self.max_nodes) {
+            return bad(
+                "max_nodes",
+                &format!("must be within {MIN_NODES}..={}", super::MAX_NODES),
+            );
         }
         Ok(())
     }

@@ -62,7 +62,11 @@ impl Proven {
     }
 }
 
-/// Most nodes a tree holds (about 30 bytes each): a search stops growing it there.
+/// Bytes one node of a search tree takes.
+pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
+
+/// Most nodes a tree holds ([`NODE_BYTES`] each): a search stops growing it there;
+/// [`SearchConfig::max_nodes`] can lower it.
 pub const MAX_NODES: usize = 16_000_000;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -151,14 +155,24 @@ pub struct SearchResult {
 }
 
 impl SearchResult {
-    /// Indices into `moves`, best first: proven wins first (the solver stops searching once it
-    /// has one), then by visits, then by value; proven losses last.
+    /// Indices into `moves`, best first, as the search ranks them: the move it chose
+    /// ([`SearchResult::best`]) first; then proven wins; then by the improved policy (visits
+    /// under PUCT, the completed-Q policy under the Gumbel root, whose sequential halving
+    /// leaves its candidates with equal visits), then by value; proven losses last.
     pub fn ranked(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.moves.len()).collect();
-        let key = |i: usize| (self.moves[i].proven.unwrap_or(Proven::Draw), self.moves[i].visits);
+        let key = |i: usize| {
+            (
+                self.moves[i].mv == self.best,
+                self.moves[i].proven.unwrap_or(Proven::Draw),
+            )
+        };
+        let policy = |i: usize| self.policy.get(i).copied().unwrap_or(0.0);
         order.sort_by(|&a, &b| {
             key(b)
                 .cmp(&key(a))
+                .then(policy(b).total_cmp(&policy(a)))
+                .then(self.moves[b].visits.cmp(&self.moves[a].visits))
                 .then(self.moves[b].q.total_cmp(&self.moves[a].q))
         });
         order
@@ -207,6 +221,17 @@ impl<B: BitSet> Search<B> {
                 self.game.position().to_move().opponent(),
             ));
         }
+    }
+
+    /// Bytes the tree holds now (its allocation, not only the nodes in use): what a host
+    /// budgets with [`SearchConfig::max_nodes`].
+    pub fn tree_bytes(&self) -> usize {
+        self.nodes.capacity() * NODE_BYTES
+    }
+
+    /// Whether the tree reached its node limit: the search stops there.
+    fn tree_full(&self) -> bool {
+        self.nodes.len() >= self.config.max_nodes
     }
 
     /// The parameters.
@@ -295,7 +320,7 @@ impl<B: BitSet> Search<B> {
 
     /// [`Search::run`] that also stops at a deadline (thinking time): at its hard limit, or
     /// at its soft one once the best move is clear. The tree also stops growing at
-    /// [`MAX_NODES`] nodes, so a long think cannot exhaust memory.
+    /// [`SearchConfig::max_nodes`] nodes, so a long think cannot exhaust memory.
     pub fn run_until(
         &mut self,
         rules: &Rules<B>,
@@ -309,7 +334,7 @@ impl<B: BitSet> Search<B> {
         match self.config.root {
             RootSelection::Puct => {
                 while done < total && !self.root_solved() {
-                    if self.nodes.len() >= MAX_NODES || deadline.reached(|| self.best_is_clear()) {
+                    if self.tree_full() || deadline.reached(|| self.best_is_clear()) {
                         break;
                     }
                     let want = (total - done).min(self.config.batch_size);
@@ -416,7 +441,7 @@ impl<B: BitSet> Search<B> {
             }
             schedule.truncate(left as usize);
             for chunk in schedule.chunks(self.config.batch_size as usize) {
-                if self.nodes.len() >= MAX_NODES || deadline.reached(|| false) {
+                if self.tree_full() || deadline.reached(|| false) {
                     // Out of time: the candidates are ranked on what was searched so far.
                     left = 0;
                     break;
@@ -430,7 +455,7 @@ impl<B: BitSet> Search<B> {
             cand.truncate(cand.len().div_ceil(2));
         }
         // Spend what is left on PUCT from the root so the tree (and reuse) keeps growing.
-        while left > 0 && !self.root_solved() && self.nodes.len() < MAX_NODES && !deadline.reached(|| true) {
+        while left > 0 && !self.root_solved() && !self.tree_full() && !deadline.reached(|| true) {
             let r = self.simulate_batch(rules, evaluator, left.min(self.config.batch_size), &[]);
             if r == 0 {
                 break;
@@ -572,7 +597,7 @@ impl<B: BitSet> Search<B> {
                         let (tree, _, claimed) = &mut *guard;
                         if *claimed >= total
                             || tree.root_solved()
-                            || tree.nodes.len() >= MAX_NODES
+                            || tree.tree_full()
                             || deadline.reached(|| tree.best_is_clear())
                         {
                             return;
@@ -693,6 +718,13 @@ impl<B: BitSet> Search<B> {
         let node = *leaf.path.last().unwrap_or(&self.root);
         let first = self.nodes.len();
         let count = children.len();
+        // Grown by doubling, but never past the node limit by more than this expansion, so
+        // that the allocation (not only the nodes in use) keeps to the limit.
+        let need = first + count;
+        if need > self.nodes.capacity() {
+            let target = (self.nodes.capacity() * 2).min(self.config.max_nodes).max(need);
+            self.nodes.reserve_exact(target - first);
+        }
         self.nodes.extend(children);
         let n = &mut self.nodes[node];
         n.first_child = first as u32;

@@ -16,9 +16,9 @@ pub use arena::{
     FinishedGame, MatchResult, MatchSettings, Openings, PlayerFactory, SideTally, OPENING_SEED,
 };
 pub use classic::{Rollout, Uniform};
-pub use config::{Parallelism, RootSelection, SearchConfig};
+pub use config::{Parallelism, RootSelection, SearchConfig, MIN_NODES};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
 pub use heuristic::{Features, Heuristic};
-pub use mcts::{merge_results, MoveStat, Proven, Search, SearchResult, MAX_NODES};
+pub use mcts::{merge_results, MoveStat, Proven, Search, SearchResult, MAX_NODES, NODE_BYTES};
 pub use player::{classic_evaluator, EvaluatorFactory, EvaluatorSpec, Level, Levels, Player, PlayerSpec};
 pub use time::{parse_duration, Clock, Deadline, ThinkingLimit, MOVE_OVERHEAD};

@@ -280,6 +280,27 @@ impl<B: BitSet> Player<B> {
         self.limit.deadline(self.clock, ply).cut_at(self.cutoff)
     }
 
+    /// Limits each of the player's search trees to `nodes` nodes (see
+    /// [`SearchConfig::max_nodes`]); no effect on a player that does not search.
+    pub fn set_max_nodes(&mut self, nodes: usize) -> Result<(), String> {
+        if let Kind::Mcts { config, searches, .. } = &mut self.kind {
+            let mut c = config.clone();
+            c.max_nodes = nodes;
+            c.validate()?;
+            *config = c;
+            searches.clear();
+        }
+        Ok(())
+    }
+
+    /// Bytes the player's search trees hold now (0 for a player that does not search).
+    pub fn tree_bytes(&self) -> usize {
+        match &self.kind {
+            Kind::Mcts { searches, .. } => searches.iter().map(Search::tree_bytes).sum(),
+            _ => 0,
+        }
+    }
+
     /// The spec the player was built from.
     pub fn spec(&self) -> &PlayerSpec {
         &self.spec
@@ -351,7 +372,7 @@ impl<B: BitSet> Player<B> {
                 let timed = self.limit != ThinkingLimit::Simulations;
                 let mut cfg = config.clone();
                 if timed {
-                    // The clock bounds the search (and MAX_NODES its memory); sequential
+                    // The clock bounds the search (and `max_nodes` its memory); sequential
                     // halving needs its budget in advance, so timed searches use PUCT.
                     cfg.simulations = u32::MAX;
                     cfg.root = super::config::RootSelection::Puct;
@@ -389,9 +410,9 @@ impl<B: BitSet> Player<B> {
                     let results: Option<Vec<SearchResult>> = results.into_iter().collect();
                     merge_results(results?, temperature, &mut self.rng)?
                 };
-                for s in searches.iter_mut() {
-                    s.advance(rules, result.best);
-                }
+                // The trees are kept for the next move and moved to it then (`sync` follows
+                // this move and the reply), not here: rerooting a large tree takes time and
+                // memory that a player asked for one move (a server's) must not spend.
                 Some((result.best, Some(result)))
             }
         }
