@@ -1,6 +1,8 @@
 //! The game page in a real browser: headless Chromium (Debian's) driven by playwright-core
 //! (tests/browser/play.mjs) plays a game against a `tafl serve` started here on a free
-//! loopback port: moves by clicking, the AI's answers, a hint, undo, the game to its end.
+//! loopback port: moves by clicking, the AI's answers, a hint, undo, the game to its end; a
+//! busy server (503, retried after Retry-After), Undo and New game while the AI waits, a game
+//! from a link ending in the king's capture, and bad URL parameters.
 //! Screenshots are kept in target/browser/.
 //!
 //! Needs chromium, node and npm, and `npm ci` in tests/browser: scripts/install-browser-test.sh
@@ -33,7 +35,9 @@ fn a_game_is_played_by_clicking_in_headless_chromium() {
         String::from_utf8_lossy(&install.stderr)
     );
 
-    let s = server::Server::start(&[]);
+    // One search thread and no queue: the page meets a busy server (503) when the test
+    // holds the thread.
+    let s = server::Server::start(&["--searches", "1", "--queue", "0"]);
     let shots = root.join("target/browser");
     let started = Instant::now();
     let mut child = Command::new("node")
@@ -63,7 +67,7 @@ fn a_game_is_played_by_clicking_in_headless_chromium() {
         "the browser test failed (its output is above; screenshots in {})",
         shots.display()
     );
-    for shot in ["midgame.png", "game-over.png", "phone.png"] {
+    for shot in ["midgame.png", "game-over.png", "king-captured.png", "phone.png"] {
         assert!(shots.join(shot).is_file(), "no screenshot {shot}");
     }
     eprintln!(

@@ -17,31 +17,90 @@ const game = {
   // deliberate mistakes vary from game to game, and are the same when a game is replayed
   // with its seed (sent with the ply: every move of a game gets its own).
   seed: 0,
+  // Bumped by New game and Undo: an answer to a request made before is dropped, so that a
+  // click while the AI thinks is never ignored and an old game's answer never lands in a
+  // new one.
+  epoch: 0,
+  inFlight: null, // the AbortController of the request in flight
 };
 
-async function api(path, body) {
-  const init = body === undefined ? {} : {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  };
-  const r = await fetch(path, init);
-  const data = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
-  if (!r.ok) throw new Error(data.error || `HTTP ${r.status}`);
-  return data;
+// A request overtaken by New game or Undo: not an error to show.
+class Stale extends Error {}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Calls the API. A 503 (every search thread busy) is retried after the Retry-After the
+// server gives, up to 5 times, saying so in the status line; `waiting` is the status shown
+// again once it is retried.
+async function api(path, body, waiting) {
+  const epoch = game.epoch;
+  for (let attempt = 0; ; attempt++) {
+    const controller = new AbortController();
+    game.inFlight = controller;
+    const init = body === undefined ? { signal: controller.signal } : {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    };
+    let r;
+    try {
+      r = await fetch(path, init);
+    } catch (e) {
+      if (epoch !== game.epoch) throw new Stale();
+      throw new Error(`the server did not answer (${e.message})`);
+    }
+    if (epoch !== game.epoch) throw new Stale();
+    if (r.status === 503 && attempt < 5) {
+      const wait = Math.min(30, Math.max(1, Number(r.headers.get("retry-after")) || 1));
+      setStatus(`The server is busy; trying again in ${wait} s…`, "retrying");
+      await sleep(1000 * wait);
+      if (epoch !== game.epoch) throw new Stale();
+      if (waiting) setStatus(waiting, "thinking");
+      continue;
+    }
+    const data = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
+    if (epoch !== game.epoch) throw new Stale();
+    if (!r.ok) throw new Error(data.error || `HTTP ${r.status}`);
+    return data;
+  }
+}
+
+// Drops whatever is in flight: its answer will be ignored.
+function interrupt() {
+  game.epoch += 1;
+  if (game.inFlight) game.inFlight.abort();
+  game.inFlight = null;
+  game.busy = false;
 }
 
 function showError(e) { $("error").textContent = e ? String(e.message || e) : ""; }
 
-function setStatus(text, kind) {
+function setStatus(text, kind, result) {
   const s = $("status");
   s.textContent = text;
   s.dataset.state = kind;
-  s.className = kind === "over" ? "over" : "";
+  if (result) s.dataset.result = result; else delete s.dataset.result;
+  s.className = kind === "over" ? `over ${result || ""}`.trim() : kind === "error" ? "error" : "";
 }
 
 function humanToMove() {
   return game.state && !game.state.outcome && game.state.to_move === game.side;
+}
+
+// Sets a menu from a URL parameter if it offers the value; otherwise says so and keeps the
+// menu's default.
+function fromUrl(params, key, problems) {
+  const v = params.get(key);
+  if (v === null) return;
+  const menu = $(key);
+  const offered = [...menu.options].map((o) => o.value);
+  if (offered.includes(v)) {
+    menu.value = v;
+  } else {
+    const shown = v.length > 40 ? `${v.slice(0, 40)}…` : v;
+    problems.push(`URL parameter ${key}=${shown} is not offered (${offered.join(", ")}); playing ${menu.value}`);
+  }
 }
 
 async function init() {
@@ -59,28 +118,49 @@ async function init() {
     const searching = lv.levels.filter((l) => l.searches).map((l) => l.level);
     game.strongest = searching.length ? Math.max(...searching) : null;
     const params = new URLSearchParams(location.search);
-    for (const k of ["rules", "side", "level"]) if (params.get(k)) $(k).value = params.get(k);
-    await newGame();
-  } catch (e) { showError(e); }
+    const problems = [];
+    for (const k of ["rules", "side", "level"]) fromUrl(params, k, problems);
+    // `moves` (space or comma separated) resumes a game: a link to a position.
+    const moves = (params.get("moves") || "").split(/[\s,]+/).filter((m) => m);
+    await newGame(moves);
+    if (problems.length) showError(problems.join("; "));
+  } catch (e) {
+    showError(e);
+    setStatus("The page could not start: see the message below.", "error");
+  }
 }
 
-async function newGame() {
-  if (game.busy) return;
+async function newGame(moves) {
+  interrupt();
   showError(null);
   game.side = $("side").value;
   game.level = Number($("level").value);
-  game.moves = [];
+  game.moves = Array.isArray(moves) ? moves : [];
   game.seed = Math.floor(Math.random() * 2 ** 32);
   game.selected = null;
   game.hint = null;
+  game.state = null;
   $("hint-text").textContent = "";
   $("ai-text").textContent = "";
+  setStatus("Starting a game…", "starting");
   try {
     game.rules = await api(`/api/rulesets/${encodeURIComponent($("rules").value)}`);
     $("panel").textContent = game.rules.panel;
-    await refresh();
+    try {
+      await refresh();
+    } catch (e) {
+      if (game.moves.length === 0 || e instanceof Stale) throw e;
+      // Moves from a link that do not play: the start instead, saying why.
+      game.moves = [];
+      await refresh();
+      showError(`URL parameter moves: ${e.message}; starting from the beginning`);
+    }
     await aiTurn();
-  } catch (e) { showError(e); }
+  } catch (e) {
+    if (e instanceof Stale) return;
+    showError(e);
+    setStatus("The game could not start: see the message below. Press New game to try again.", "error");
+  }
 }
 
 async function refresh() {
@@ -91,18 +171,30 @@ async function refresh() {
 async function aiTurn() {
   if (!game.state || game.state.outcome || humanToMove()) return;
   game.busy = true;
-  setStatus("The AI is thinking…", "thinking");
+  const epoch = game.epoch;
+  const thinking = `The AI (level ${game.level}) is thinking…`;
+  setStatus(thinking, "thinking");
   try {
     const r = await api("/api/move", {
       rules: game.rules.id, moves: game.moves, level: game.level, seed: game.seed + game.moves.length,
-    });
+    }, thinking);
     game.moves.push(r.move);
     game.state = r.state;
     // A move found without search (a random or greedy level, or a level's deliberate
     // mistake) has no value.
     const value = r.value === null ? "" : ` (value ${fmt(r.value)} for the AI)`;
     $("ai-text").textContent = `AI played ${r.text}${value}`;
-  } catch (e) { showError(e); } finally { game.busy = false; }
+  } catch (e) {
+    if (e instanceof Stale) return;
+    game.busy = false;
+    showError(e);
+    render();
+    setStatus("The AI could not answer: see the message below. Press Retry, Undo or New game.", "error");
+    $("retry").hidden = false;
+    return;
+  } finally {
+    if (epoch === game.epoch) game.busy = false;
+  }
   render();
 }
 
@@ -111,10 +203,18 @@ async function play(text) {
   game.selected = null;
   game.hint = null;
   $("hint-text").textContent = "";
+  showError(null);
+  setStatus(`Playing ${text}…`, "sending");
+  const epoch = game.epoch;
   try {
     game.moves.push(text);
-    try { await refresh(); } catch (e) { game.moves.pop(); throw e; }
-  } catch (e) { showError(e); } finally { game.busy = false; }
+    try { await refresh(); } catch (e) { if (!(e instanceof Stale)) game.moves.pop(); throw e; }
+  } catch (e) {
+    if (e instanceof Stale) return;
+    showError(e);
+  } finally {
+    if (epoch === game.epoch) game.busy = false;
+  }
   render();
   await aiTurn();
 }
@@ -122,6 +222,7 @@ async function play(text) {
 async function hint() {
   if (game.busy || !humanToMove() || game.strongest === null) return;
   game.busy = true;
+  const epoch = game.epoch;
   $("hint-text").textContent = "Thinking about a hint…";
   try {
     const r = await api("/api/analyze", { rules: game.rules.id, moves: game.moves, level: game.strongest, top: 3 });
@@ -130,13 +231,22 @@ async function hint() {
     const el = $("hint-text");
     el.dataset.move = best.move;
     el.textContent = `Hint: ${best.move} — value ${fmt(best.value)} for you (line ${best.pv.join(" ")})`;
-  } catch (e) { showError(e); $("hint-text").textContent = ""; } finally { game.busy = false; }
+  } catch (e) {
+    if (e instanceof Stale) return;
+    showError(e);
+    $("hint-text").textContent = "";
+  } finally {
+    if (epoch === game.epoch) game.busy = false;
+  }
   render();
 }
 
 async function undo() {
-  if (game.busy || game.moves.length === 0) return;
+  if (game.moves.length === 0 || !game.rules) return;
+  // Also while the AI thinks: its answer is dropped.
+  interrupt();
   showError(null);
+  $("retry").hidden = true;
   // Back to the person's previous turn: the AI's answer and the person's move go.
   const first = game.rules.first;
   const toMove = (k) => (k % 2 === 0 ? first : (first === "attackers" ? "defenders" : "attackers"));
@@ -146,7 +256,7 @@ async function undo() {
   game.hint = null;
   $("hint-text").textContent = "";
   $("ai-text").textContent = "";
-  try { await refresh(); await aiTurn(); } catch (e) { showError(e); }
+  try { await refresh(); await aiTurn(); } catch (e) { if (!(e instanceof Stale)) showError(e); }
 }
 
 function fmt(v) { return (v >= 0 ? "+" : "") + v.toFixed(2); }
@@ -234,13 +344,15 @@ function render() {
 
   if (st.outcome) {
     const w = st.outcome.winner;
-    const who = w === null ? "" : w === game.side ? " — you win!" : " — the AI wins.";
-    setStatus(`Game over: ${st.outcome.text}${who}`, "over");
+    const result = w === null ? "draw" : w === game.side ? "won" : "lost";
+    const who = { draw: " — no winner.", won: " — you win!", lost: " — the AI wins." }[result];
+    setStatus(`Game over: ${st.outcome.text}${who}`, "over", result);
   } else if (!game.busy) {
     setStatus(humanToMove() ? `Your move (${game.side})` : "The AI is to move", humanToMove() ? "your-turn" : "thinking");
   }
   $("undo").disabled = game.moves.length === 0;
-  $("hint").disabled = !humanToMove() || game.strongest === null;
+  $("hint").disabled = !humanToMove() || game.strongest === null || game.busy;
+  if (game.busy || st.outcome || humanToMove()) $("retry").hidden = true;
 }
 
 async function copyMoves() {
@@ -253,7 +365,16 @@ async function copyMoves() {
   }
 }
 
-$("new").addEventListener("click", newGame);
+$("new").addEventListener("click", () => newGame());
+// A new ruleset or side is a new game; a new level plays from the AI's next move.
+$("rules").addEventListener("change", () => newGame());
+$("side").addEventListener("change", () => newGame());
+$("level").addEventListener("change", () => {
+  game.level = Number($("level").value);
+  $("ai-text").textContent = `Level ${game.level} plays from the AI's next move.`;
+  if (!game.busy) aiTurn();
+});
+$("retry").addEventListener("click", () => { $("retry").hidden = true; showError(null); aiTurn(); });
 $("hint").addEventListener("click", hint);
 $("undo").addEventListener("click", undo);
 $("copy").addEventListener("click", copyMoves);
