@@ -5,7 +5,7 @@ use std::process::Command;
 use tafl_engine::{
     otn_move_text, parse_csv_games, ruleset_from_opentafl, ruleset_to_opentafl, with_board, BitSet,
     CornersSpec, Escape, Game, Hostility, KingArmed, KingCapture, NoMoves, OtgRecord, Outcome, Piece, Reason,
-    Repetition, ReplayEnd, Rules, RulesFile, Ruleset, Side, Sq, ThroneKind, ThronePass, YesNo, BUILTIN_IDS,
+    Repetition, ReplayEnd, Rules, RulesFile, Ruleset, Shieldwall, Side, Sq, ThroneKind, ThronePass, YesNo, BUILTIN_IDS,
 };
 
 const COPENHAGEN_START: &str = "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/";
@@ -69,7 +69,7 @@ fn the_examples_of_the_notation_spec_import() {
     assert_eq!(rs.file.first, Side::Defenders);
     assert_eq!(rs.file.name, "Unknown Tafl");
     assert_eq!(rs.file.repetition, Repetition::Draw);
-    assert_eq!((rs.file.shieldwall, rs.file.exit_fort), (YesNo::Yes, YesNo::Yes));
+    assert_eq!((rs.file.shieldwall, rs.file.exit_fort), (Shieldwall::Yes, YesNo::Yes));
 
     // Brandub: weak king, the centre hostile to nobody.
     let rs =
@@ -128,14 +128,11 @@ fn unsupported_rules_are_refused_by_name() {
         ("ber:c", "berserk"),
         ("spd:3", "speed limits"),
         ("spd:3,4", "spd"),
-        ("linc:y", "Linnaean"),
         ("afor:a2,b1", "fortress"),
         ("dfor:f5", "dfor"),
         ("sw:w", "weak shieldwalls"),
         ("afor:a2, aforh:T", "fortress"),
-        ("sw:s swf:n", "swf:n"),
         ("ks:m", "middleweight"),
-        ("linc:y", "Linnaean"),
         ("spd:-1,9", "speed limits"),
         ("spd:-1,-1,-1,-1,-1,-1,-1,3,", "speed limits"),
         ("spd:1,2,3", "3 limits"),
@@ -298,7 +295,7 @@ fn entries_that_change_nothing_for_these_pieces_and_squares_are_accepted() {
     }
     // A weak shieldwall is a strong one where no corner can close it.
     let rs = ruleset_from_opentafl(&with(sea, "sw:w")).unwrap();
-    assert_eq!(rs.file.shieldwall, YesNo::Yes);
+    assert_eq!(rs.file.shieldwall, Shieldwall::Yes);
     // A middleweight king is a strong one where reaching the edge wins.
     let rs = ruleset_from_opentafl(&with(sea, "ks:m")).unwrap();
     assert_eq!(rs.file.king_capture, KingCapture::Strong);
@@ -558,4 +555,30 @@ fn the_rules_command_prints_the_opentafl_string() {
         .output()
         .unwrap();
     assert!(!out.status.success());
+}
+
+/// OpenTafl's own Tablut (Linnaean capture) and Copenhagen with the relaxed shieldwall import
+/// as knobs and round-trip; their rules panels say what the knobs do.
+#[test]
+fn linnaean_capture_and_the_relaxed_shieldwall_import_as_knobs() {
+    let tablut = "dim:9 name:Tablut esc:e atkf:y ks:c nj:n cor: cenp:tcnkTCNK cens: cenh: cenhe:tcnkTCNK linc:y start:/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/";
+    let rs = ruleset_from_opentafl(tablut).unwrap();
+    assert_eq!(rs.file.linnaean_capture, YesNo::Yes);
+    let back = ruleset_from_opentafl(&ruleset_to_opentafl(&rs)).unwrap();
+    assert_eq!(knobs(&back), knobs(&rs));
+    assert!(tafl_engine::rules_panel(&rs).contains("Linnaean capture"));
+    // In the rules file it is a knob of its own, written only when set.
+    assert!(rs.to_toml().contains("linnaean_capture = \"yes\""));
+    assert!(!Ruleset::builtin("tablut").to_toml().contains("linnaean"));
+
+    let relaxed = format!("dim:11 name:Copenhagen_(relaxed_shieldwall) atkf:y tfr:w sw:s swf:n efe:y start:{COPENHAGEN_START}");
+    let rs = ruleset_from_opentafl(&relaxed).unwrap();
+    assert_eq!(rs.file.shieldwall, Shieldwall::Relaxed);
+    let text = ruleset_to_opentafl(&rs);
+    assert!(text.contains("sw:s swf:n"), "{text}");
+    assert_eq!(knobs(&ruleset_from_opentafl(&text).unwrap()), knobs(&rs));
+    assert!(tafl_engine::rules_panel(&rs).contains("Shieldwall (relaxed)"));
+    // `swf:y` (the default) keeps Copenhagen's shieldwall.
+    let strict = relaxed.replace("swf:n", "swf:y");
+    assert_eq!(ruleset_from_opentafl(&strict).unwrap().file.shieldwall, Shieldwall::Yes);
 }

@@ -32,8 +32,13 @@ impl<B: BitSet> Position<B> {
                 }
             }
         }
-        if rules.shieldwall && rules.edge.has(to) {
-            effect.captured |= self.shieldwall(rules, effect);
+        if rules.shieldwall_relaxed {
+            effect.captured |= self.any_shieldwall(rules, effect);
+        } else if rules.shieldwall && rules.edge.has(to) {
+            effect.captured |= self.shieldwall(rules, effect, effect.to);
+        }
+        if rules.linnaean && mover == Side::Attackers {
+            effect.captured |= self.linnaean(rules, effect.to);
         }
         if effect.captured.any() {
             self.remove(rules, effect.captured, mover.opponent());
@@ -106,11 +111,57 @@ impl<B: BitSet> Position<B> {
         }
     }
 
-    /// Soldiers taken by a shieldwall that the move to the edge square `effect.to` closed.
-    fn shieldwall(&self, rules: &Rules<B>, effect: &MoveEffect<B>) -> B {
+    /// The defender a Linnaean capture takes (see [`RulesFile::linnaean_capture`]): the
+    /// attacker that landed on `to`, two squares from the throne with the king on it, takes
+    /// the defender between them when attackers hold the throne's three other sides.
+    ///
+    /// [`RulesFile::linnaean_capture`]: crate::RulesFile::linnaean_capture
+    fn linnaean(&self, rules: &Rules<B>, to: Sq) -> B {
+        let Some(t) = rules.throne_sq else {
+            return B::EMPTY;
+        };
+        if self.king_sq != t {
+            return B::EMPTY;
+        }
+        for d in 0..4 {
+            let v = rules.nbr[t as usize][d];
+            if v == NONE || rules.nbr[v as usize][d] != to || !self.defenders.has(v as usize) {
+                continue;
+            }
+            let others = (0..4).filter(|&e| e != d).all(|e| {
+                let s = rules.nbr[t as usize][e];
+                s != NONE && self.attackers.has(s as usize)
+            });
+            return if others { B::single(v as usize) } else { B::EMPTY };
+        }
+        B::EMPTY
+    }
+
+    /// Relaxed shieldwalls: soldiers of the side not to move in every row along an edge that
+    /// the mover's pieces (or corners) enclose after the move, whatever moved: each edge
+    /// square of the mover's, and each corner, is tried as a bracket.
+    fn any_shieldwall(&self, rules: &Rules<B>, effect: &MoveEffect<B>) -> B {
+        let own = match effect.mover {
+            Side::Attackers => self.attackers,
+            Side::Defenders if rules.king_armed == KingArmed::Yes => self.defenders | self.king,
+            Side::Defenders => self.defenders,
+        };
+        let mut taken = B::EMPTY;
+        for s in (own & rules.edge).squares() {
+            taken |= self.shieldwall(rules, effect, s as Sq);
+        }
+        for &c in &rules.ruleset.corners {
+            taken |= self.shieldwall(rules, effect, c);
+        }
+        taken
+    }
+
+    /// Soldiers taken by a shieldwall bracketed at `anchor`, an edge square: the square the
+    /// move went to (Copenhagen), or any bracket of the mover's (relaxed shieldwalls).
+    fn shieldwall(&self, rules: &Rules<B>, effect: &MoveEffect<B>, anchor: Sq) -> B {
         let mover = effect.mover;
         let king_counts = rules.king_armed == KingArmed::Yes;
-        if effect.piece == Piece::King && !king_counts {
+        if !rules.shieldwall_relaxed && effect.piece == Piece::King && !king_counts {
             return B::EMPTY;
         }
         let own = match mover {
@@ -119,7 +170,7 @@ impl<B: BitSet> Position<B> {
             Side::Defenders => self.defenders,
         };
         let enemy = self.side_pieces(mover.opponent()) & !effect.captured;
-        let to = effect.to as usize;
+        let to = anchor as usize;
         let n = rules.n;
         let (file, rank) = (to % n, to / n);
         let mut taken = B::EMPTY;

@@ -65,7 +65,7 @@ pub use replay::{
 pub use rules::{Dir, Rules, DIRECTIONS, NONE};
 pub use ruleset::{
     CornersSpec, Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, RulesFile, Ruleset,
-    ThroneKind, ThronePass, ThroneStop, YesNo, BUILTIN_IDS,
+    Shieldwall, ThroneKind, ThronePass, ThroneStop, YesNo, BUILTIN_IDS,
 };
 pub use search::{
     classic_evaluator, play_game, play_game_from, play_match_from, play_match_with, random_opening,

@@ -3,7 +3,8 @@
 
 use crate::diagram::write_diagram;
 use crate::ruleset::{
-    Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, Ruleset, ThronePass, ThroneStop, YesNo,
+    Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, Ruleset, Shieldwall, ThronePass,
+    ThroneStop, YesNo,
 };
 use crate::side::Piece;
 use crate::square::square_name;
@@ -94,10 +95,23 @@ pub fn rules_panel(rs: &Ruleset) -> String {
         }
         .into(),
     );
-    if f.shieldwall == YesNo::Yes {
-        lines.push(
+    match f.shieldwall {
+        Shieldwall::No => {}
+        Shieldwall::Yes => lines.push(
             "Shieldwall: a row of two or more pieces on the edge, each with an enemy in front, is captured when the mover \
              brackets it at one end and a piece of his or a corner closes the other; a king in the row stays."
+                .into(),
+        ),
+        Shieldwall::Relaxed => lines.push(
+            "Shieldwall (relaxed): a row of two or more pieces on the edge, each with an enemy in front and bracketed at \
+             both ends by enemies or corners, is captured by any move of that enemy, whatever moved; a king in the row stays."
+                .into(),
+        ),
+    }
+    if f.linnaean_capture == YesNo::Yes {
+        lines.push(
+            "Linnaean capture: with the king on the throne and attackers on three of its sides, a defender on the fourth \
+             is captured by an attacker moving to the square beyond him."
                 .into(),
         );
     }

@@ -1,7 +1,9 @@
 //! [`Rules`]: a [`Ruleset`] compiled into the bit masks and tables that play uses.
 
 use crate::bitset::BitSet;
-use crate::ruleset::{KingArmed, KingCapture, Repetition, Ruleset, ThronePass, ThroneStop, YesNo};
+use crate::ruleset::{
+    KingArmed, KingCapture, Repetition, Ruleset, Shieldwall, ThronePass, ThroneStop, YesNo,
+};
 use crate::side::{Piece, Side};
 use crate::square::{square, Sq};
 use crate::zobrist::ZobristKeys;
@@ -59,6 +61,9 @@ pub struct Rules<B: BitSet> {
     pub(crate) king_capture: KingCapture,
     pub(crate) occupied_throne_hostile: bool,
     pub(crate) shieldwall: bool,
+    /// Relaxed shieldwalls: any move of the enclosing side captures (see [`Shieldwall`]).
+    pub(crate) shieldwall_relaxed: bool,
+    pub(crate) linnaean: bool,
     pub(crate) exit_fort: bool,
     pub(crate) encirclement: bool,
     pub(crate) repetition: Repetition,
@@ -179,7 +184,9 @@ impl<B: BitSet> Rules<B> {
             king_armed: f.king_armed,
             king_capture: f.king_capture,
             occupied_throne_hostile: f.occupied_throne_hostile_to_attackers == YesNo::Yes,
-            shieldwall: f.shieldwall == YesNo::Yes,
+            shieldwall: f.shieldwall != Shieldwall::No,
+            shieldwall_relaxed: f.shieldwall == Shieldwall::Relaxed,
+            linnaean: f.linnaean_capture == YesNo::Yes && ruleset.throne.is_some(),
             exit_fort: f.exit_fort == YesNo::Yes,
             encirclement: f.encirclement == YesNo::Yes,
             repetition: f.repetition,

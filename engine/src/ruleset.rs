@@ -94,9 +94,31 @@ knob!(
     }
 );
 knob!(
+    /// Whether and how a shieldwall is captured (Copenhagen's rule: a row of two or more
+    /// enemy pieces along the board edge, each faced by one of the capturer's pieces, bracketed
+    /// at both ends by the capturer's pieces or corners).
+    Shieldwall {
+        /** Never. */ No = "no",
+        /** By the move to the edge square that brackets the row (Copenhagen). */ Yes = "yes",
+        /** By any move of the side that has the row enclosed, whatever moved (OpenTafl's
+        relaxed shieldwall, `swf:n`). */ Relaxed = "relaxed",
+    }
+);
+knob!(
     /// What happens to a side that has no legal move on its turn.
     NoMoves { /** It loses. */ Loses = "loses", /** The game is drawn. */ Draw = "draw" }
 );
+
+impl YesNo {
+    /// `no`: the default of optional knobs.
+    pub const fn no() -> YesNo {
+        YesNo::No
+    }
+    /// Whether the knob is `no` (optional knobs are written only when set).
+    pub fn is_no(v: &YesNo) -> bool {
+        *v == YesNo::No
+    }
+}
 
 impl Hostility {
     /// Whether the square is hostile to pieces of `victim`.
@@ -164,7 +186,7 @@ pub struct RulesFile {
     /// Where the king escapes.
     pub escape: Escape,
     /// Copenhagen shieldwall captures.
-    pub shieldwall: YesNo,
+    pub shieldwall: Shieldwall,
     /// Copenhagen exit fort win.
     pub exit_fort: YesNo,
     /// Copenhagen encirclement win.
@@ -173,6 +195,12 @@ pub struct RulesFile {
     pub repetition: Repetition,
     /// A side with no legal move.
     pub no_moves: NoMoves,
+    /// Linnaean capture (Tablut as OpenTafl plays it, `linc:y`): with the king on the throne
+    /// and attackers on three of its sides, a defender on the fourth is captured by an attacker
+    /// moving to the square beyond it, the occupied throne serving as the far jaw. Optional
+    /// (`no` when absent), since few rulesets have it.
+    #[serde(default = "YesNo::no", skip_serializing_if = "YesNo::is_no")]
+    pub linnaean_capture: YesNo,
     /// Start position as a diagram, top rank first (`A`, `D`, `K`, `.`, `#`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup: Option<String>,
@@ -343,6 +371,11 @@ impl Ruleset {
                 crate::square::square_name(n, t)
             ));
         }
+        if file.linnaean_capture == YesNo::Yes && throne.is_none() {
+            return Err(
+                "field `linnaean_capture`: `yes` needs a throne (the king on it is the far jaw), but `throne` is `none`".into(),
+            );
+        }
         if file.escape == Escape::Corners && corners.is_empty() {
             return Err(
                 "field `escape`: `corners` needs corner squares, but `corners` is `none`; allowed values here: edge".into(),
@@ -483,14 +516,15 @@ impl Ruleset {
             "king_armed" => f.king_armed = p(key, value, KingArmed::parse, KingArmed::allowed())?,
             "king_capture" => f.king_capture = p(key, value, KingCapture::parse, KingCapture::allowed())?,
             "escape" => f.escape = p(key, value, Escape::parse, Escape::allowed())?,
-            "shieldwall" => f.shieldwall = p(key, value, YesNo::parse, YesNo::allowed())?,
+            "shieldwall" => f.shieldwall = p(key, value, Shieldwall::parse, Shieldwall::allowed())?,
+            "linnaean_capture" => f.linnaean_capture = p(key, value, YesNo::parse, YesNo::allowed())?,
             "exit_fort" => f.exit_fort = p(key, value, YesNo::parse, YesNo::allowed())?,
             "encirclement" => f.encirclement = p(key, value, YesNo::parse, YesNo::allowed())?,
             "repetition" => f.repetition = p(key, value, Repetition::parse, Repetition::allowed())?,
             "no_moves" => f.no_moves = p(key, value, NoMoves::parse, NoMoves::allowed())?,
             _ => {
                 return Err(format!(
-                    "unknown knob `{key}`; knobs that can be set: first, throne_stop, throne_pass, corner_hostile, empty_throne_hostile, occupied_throne_hostile_to_attackers, king_armed, king_capture, escape, shieldwall, exit_fort, encirclement, repetition, no_moves"
+                    "unknown knob `{key}`; knobs that can be set: first, throne_stop, throne_pass, corner_hostile, empty_throne_hostile, occupied_throne_hostile_to_attackers, king_armed, king_capture, escape, shieldwall, exit_fort, encirclement, repetition, no_moves, linnaean_capture"
                 ))
             }
         }

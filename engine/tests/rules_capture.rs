@@ -1003,3 +1003,108 @@ fn bad_diagrams_are_refused() {
     let tablut = rules("tablut", &[]);
     assert!(Position::from_diagram(&tablut, ok, Side::Attackers).is_err());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Linnaean capture and the relaxed shieldwall (OpenTafl's `linc:y` and `swf:n`)
+// ---------------------------------------------------------------------------------------------
+
+/// The king on the throne, attackers on three of its sides, a defender on the fourth: an
+/// attacker moving to the square beyond the defender takes him against the occupied throne.
+const LINNAEAN_BEFORE: &str = "
+    9 # . . . . . . . #
+    8 . . . . . . . . .
+    7 . . . . . . . . .
+    6 . . . . A . . . .
+    5 . . . A K A . . .
+    4 . . . . D . . . .
+    3 . . . . . . . A .
+    2 . . . . . . . . .
+    1 # . . . . . . . #
+      a b c d e f g h i";
+
+#[test]
+fn linnaean_capture_takes_a_defender_against_the_king_on_the_throne() {
+    let r = rules("tablut", &[("linnaean_capture", "yes")]);
+    let after = "
+        9 # . . . . . . . #
+        8 . . . . . . . . .
+        7 . . . . . . . . .
+        6 . . . . A . . . .
+        5 . . . A K A . . .
+        4 . . . . . . . . .
+        3 . . . . A . . . .
+        2 . . . . . . . . .
+        1 # . . . . . . . #
+          a b c d e f g h i";
+    assert_eq!(check(&r, LINNAEAN_BEFORE, Attackers, "h3-e3", after, None), 1);
+    // Without the knob the occupied throne is no jaw against defenders: nothing is taken.
+    let plain = rules("tablut", &[]);
+    let kept = after.replace("4 . . . . . . . . .", "4 . . . . D . . . .");
+    assert_eq!(check(&plain, LINNAEAN_BEFORE, Attackers, "h3-e3", &kept, None), 0);
+}
+
+#[test]
+fn linnaean_capture_needs_all_three_attackers_the_king_on_the_throne_and_an_attackers_move() {
+    let r = rules("tablut", &[("linnaean_capture", "yes")]);
+    // Two attackers beside the throne only (f5 is empty).
+    let two = LINNAEAN_BEFORE.replace("5 . . . A K A . . .", "5 . . . A K . . . .");
+    let after = two
+        .replace("3 . . . . . . . A .", "3 . . . . A . . . .");
+    assert_eq!(check(&r, &two, Attackers, "h3-e3", &after, None), 0);
+    // The square beyond is reached by a defender: no capture of his own man.
+    let defender_moves = LINNAEAN_BEFORE.replace("3 . . . . . . . A .", "3 . . . . . . . D .");
+    let after = defender_moves.replace("3 . . . . . . . D .", "3 . . . . D . . . .");
+    assert_eq!(check(&r, &defender_moves, Defenders, "h3-e3", &after, None), 0);
+    // A throne is required.
+    let mut rs = Ruleset::builtin("tawlbwrdd");
+    let err = rs.set_knob("linnaean_capture", "yes").unwrap_err();
+    assert!(err.contains("needs a throne"), "{err}");
+}
+
+/// Defenders d1 and e1 on the edge, bracketed by attackers c1 and f1; d2 holds an attacker
+/// and e2 is empty, so the row is not yet enclosed.
+const OPEN_WALL: &str = "
+    11 # . . . . . . . . . #
+    10 . . . . . . . . . . .
+     9 . . . . . . . . . . .
+     8 . . . . . . . . . . .
+     7 . . . . . . . . . . .
+     6 . . . . . K . . . . .
+     5 . . . . A . . . . . .
+     4 . . . . . . . . . . .
+     3 . . . . . . . . . . .
+     2 . . . A . . . . . . .
+     1 # . A D D A . . . . #
+       a b c d e f g h i j k";
+
+#[test]
+fn a_relaxed_shieldwall_is_taken_by_the_move_that_closes_its_front() {
+    let closed = OPEN_WALL
+        .replace("5 . . . . A . . . . . .", "5 . . . . . . . . . . .")
+        .replace("2 . . . A . . . . . . .", "2 . . . A A . . . . . .");
+    let taken = closed.replace("1 # . A D D A . . . . #", "1 # . A . . A . . . . #");
+    // Copenhagen's shieldwall needs the bracketing move: closing the front takes nothing.
+    let copenhagen = rules("copenhagen", &[]);
+    assert_eq!(check(&copenhagen, OPEN_WALL, Attackers, "e5-e2", &closed, None), 0);
+    let relaxed = rules("copenhagen", &[("shieldwall", "relaxed")]);
+    assert_eq!(check(&relaxed, OPEN_WALL, Attackers, "e5-e2", &taken, None), 2);
+}
+
+#[test]
+fn a_relaxed_shieldwall_is_taken_by_any_move_of_the_enclosing_side() {
+    // The defenders walked into the enclosed row; the attackers' next move, far away, takes it.
+    let enclosed = OPEN_WALL
+        .replace("5 . . . . A . . . . . .", "5 . . . . . . . . . . .")
+        .replace("2 . . . A . . . . . . .", "2 . . . A A . . . . . .")
+        .replace("10 . . . . . . . . . . .", "10 . . . . . . . . . A .");
+    let moved = enclosed.replace("10 . . . . . . . . . A .", "10 . . . . . . . . A . .");
+    let taken = moved.replace("1 # . A D D A . . . . #", "1 # . A . . A . . . . #");
+    let relaxed = rules("copenhagen", &[("shieldwall", "relaxed")]);
+    assert_eq!(check(&relaxed, &enclosed, Attackers, "j10-i10", &taken, None), 2);
+    let copenhagen = rules("copenhagen", &[]);
+    assert_eq!(check(&copenhagen, &enclosed, Attackers, "j10-i10", &moved, None), 0);
+    // A row of one is no shieldwall, relaxed or not.
+    let single = enclosed.replace("1 # . A D D A . . . . #", "1 # . . A D A . . . . #");
+    let single_moved = single.replace("10 . . . . . . . . . A .", "10 . . . . . . . . A . .");
+    assert_eq!(check(&relaxed, &single, Attackers, "j10-i10", &single_moved, None), 0);
+}

@@ -690,6 +690,7 @@ fn a_game_from_a_decided_position_is_over() {
         assert_eq!(o.reason, Reason::Escape);
         assert_eq!(o.winner, Some(tafl_engine::Side::Defenders));
     }
-    let pos = tafl_engine::position_from_record(&rules, "/7/7/K6/6t/3T3/7/7/", tafl_engine::Side::Defenders).unwrap();
+    let pos = tafl_engine::position_from_record(&rules, "/7/7/K6/6t/3T3/7/7/", tafl_engine::Side::Defenders)
+        .unwrap();
     assert!(Game::from_position(&rules, pos).outcome().is_none());
 }

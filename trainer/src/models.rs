@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tafl_engine::{
-    Escape, Hostility, KingArmed, KingCapture, NoMoves, Piece, Repetition, Ruleset, Side, Sq, ThronePass,
-    ThroneStop, YesNo,
+    Escape, Hostility, KingArmed, KingCapture, NoMoves, Piece, Repetition, Ruleset, Shieldwall, Side, Sq,
+    ThronePass, ThroneStop, YesNo,
 };
 use tafl_nn::{
     burn::prelude::Device, default_device, load_checkpoint, read_manifest, BatchConfig, EloInfo, Manifest,
@@ -106,7 +106,9 @@ pub struct GameKey {
     king_armed: KingArmed,
     king_capture: KingCapture,
     escape: Escape,
-    shieldwall: YesNo,
+    shieldwall: Shieldwall,
+    /// Linnaean capture; only with a throne.
+    linnaean: Option<YesNo>,
     exit_fort: YesNo,
     encirclement: YesNo,
     repetition: Repetition,
@@ -143,6 +145,7 @@ pub fn game_key(rs: &Ruleset) -> GameKey {
         },
         escape: f.escape,
         shieldwall: f.shieldwall,
+        linnaean: rs.throne.map(|_| f.linnaean_capture),
         exit_fort: f.exit_fort,
         encirclement: f.encirclement,
         repetition: f.repetition,

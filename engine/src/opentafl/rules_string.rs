@@ -25,6 +25,8 @@
 //! | `cenhe` | `empty_throne_hostile` | as `corh` |
 //! | `cenh` | `occupied_throne_hostile_to_attackers` | `t...` yes (default), empty no |
 //! | `sw` | `shieldwall` | `n` (default), `s` yes (corners may close it) |
+//! | `swf` | `shieldwall` | `y` (default): only a bracketing move captures; `n`: `relaxed` |
+//! | `linc` | `linnaean_capture` | `n` (default), `y` |
 //! | `efe` | `exit_fort` | `n` (default), `y` |
 //! | `start`, `starti` | start position | position record, rank 1 first (`starti`: top rank first) |
 //!
@@ -37,20 +39,21 @@
 //! the pieces and squares of these rules are read and accepted. Refused, by name: knights,
 //! commanders, mercenaries and guards in the start position, king jumps (`kj`), berserk
 //! (`ber`), speed limits shorter than the board (`spd`), fortress squares (`afor`, `dfor`),
-//! Linnaean capture (`linc:y`) where there is a throne, weak shieldwalls (`sw:w`) where corners
-//! could close one, shieldwalls without a flanking move (`swf:n`), the middleweight king
+//! weak shieldwalls (`sw:w`) where corners could close one, the middleweight king
 //! (`ks:m`) unless the king escapes to the edge, `tfr:l`, soldiers stopping on restricted
 //! squares, slides through corner squares onto the squares beyond, and other centre squares.
 //! Accepted because they change nothing: any jump rule for knights, commanders, mercenaries
 //! and guards (`nj`, `cj`, `mj`, `gj`: there are none), fortress options without fortresses,
 //! throne options without a throne (`cen:`), corner options without corners (`cor:`),
-//! `swf:n` without shieldwalls, and limits no slide reaches.
+//! `swf:n` without shieldwalls, `linc:y` without a throne, and limits no slide reaches.
+//! Read as knobs: `linc:y` (`linnaean_capture = "yes"`) and `swf:n` with a shieldwall
+//! (`shieldwall = "relaxed"`).
 
 use crate::error::{ParseError, RulesError};
 use crate::pieces_text::parse_position_record;
 use crate::ruleset::{
     CornersSpec, Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, RulesFile, Ruleset,
-    ThroneKind, ThronePass, ThroneStop, YesNo,
+    Shieldwall, ThroneKind, ThronePass, ThroneStop, YesNo,
 };
 use crate::side::Side;
 use crate::square::{parse_square, square, square_name, Sq, MAX_SIZE};
@@ -311,8 +314,16 @@ pub fn ruleset_to_opentafl(rs: &Ruleset) -> String {
     if f.empty_throne_hostile != Hostility::All {
         e.push(format!("cenhe:{}", hostility_text(f.empty_throne_hostile)));
     }
-    if f.shieldwall == YesNo::Yes {
-        e.push("sw:s".into());
+    match f.shieldwall {
+        Shieldwall::No => {}
+        Shieldwall::Yes => e.push("sw:s".into()),
+        Shieldwall::Relaxed => {
+            e.push("sw:s".into());
+            e.push("swf:n".into());
+        }
+    }
+    if f.linnaean_capture == YesNo::Yes {
+        e.push("linc:y".into());
     }
     if f.exit_fort == YesNo::Yes {
         e.push("efe:y".into());
@@ -522,14 +533,9 @@ const ENTRIES: &[(&str, Reader)] = &[
         let berserk = Choice::Refused("berserk moves");
         choose(k, v, &[("n", Choice::Is(())), ("c", berserk), ("m", berserk)])
     }),
+    // Without a throne there is nothing to capture against: accepted as changing nothing.
     ("linc", |i, k, v| {
-        if yes_no(k, v)? && i.throne {
-            return Err(unsupported(
-                k,
-                v,
-                "Linnaean captures (a defender taken against the king on the throne)",
-            ));
-        }
+        i.f.linnaean_capture = yn(yes_no(k, v)? && i.throne);
         Ok(())
     }),
     ("afor", no_fortress),
@@ -600,8 +606,8 @@ const ENTRIES: &[(&str, Reader)] = &[
         Ok(())
     }),
     ("swf", |i, k, v| {
-        if !yes_no(k, v)? && i.f.shieldwall == YesNo::Yes {
-            return Err(unsupported(k, v, "shieldwall captures without a flanking move"));
+        if !yes_no(k, v)? && i.f.shieldwall == Shieldwall::Yes {
+            i.f.shieldwall = Shieldwall::Relaxed;
         }
         Ok(())
     }),
@@ -728,11 +734,12 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
             king_armed: KingArmed::Yes,
             king_capture: KingCapture::Strong,
             escape: Escape::Corners,
-            shieldwall: YesNo::No,
+            shieldwall: Shieldwall::No,
             exit_fort: YesNo::No,
             encirclement: YesNo::Yes,
             repetition: Repetition::Draw,
             no_moves: NoMoves::Loses,
+            linnaean_capture: YesNo::No,
             setup: None,
             position: Some(start),
         },
@@ -756,7 +763,7 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
     let has_corners = !i.corners.is_empty();
     // Weak shieldwalls differ from strong ones only where a corner could close one.
     i.f.shieldwall = match i.shieldwall {
-        'n' => YesNo::No,
+        'n' => Shieldwall::No,
         'w' if has_corners => {
             return Err(unsupported(
                 "sw",
@@ -764,7 +771,7 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
                 "weak shieldwalls (corners may not close one) with corner squares",
             ))
         }
-        _ => YesNo::Yes,
+        _ => Shieldwall::Yes,
     };
     for &(k, v) in &entries {
         if READ_FIRST.contains(&k) || LAYOUT.iter().any(|(key, _)| *key == k) {
