@@ -228,13 +228,7 @@ impl<B: BitSet> Session<B> {
             }
             Request::PlayFrom => {
                 let to_move = self.ongoing()?;
-                let mut froms: Vec<Sq> = self
-                    .game
-                    .position()
-                    .moves(&self.rules)
-                    .iter()
-                    .map(|m| m.from)
-                    .collect();
+                let mut froms: Vec<Sq> = self.game.moves(&self.rules).iter().map(|m| m.from).collect();
                 froms.sort_unstable();
                 froms.dedup();
                 let list: Vec<String> = froms.into_iter().map(|s| self.vertex(s)).collect();
@@ -245,7 +239,6 @@ impl<B: BitSet> Session<B> {
                 let from = self.square(&from)?;
                 let tos: Vec<String> = self
                     .game
-                    .position()
                     .moves(&self.rules)
                     .iter()
                     .filter(|m| m.from == from)

@@ -102,6 +102,7 @@ pub fn report(id: &str, s: &GameTally, seed: u64, ply_limit: Option<u32>) -> Str
         Reason::Repetition,
         Reason::NoMoves,
         Reason::PlyLimit,
+        Reason::TurnLimit,
     ];
     let parts: Vec<String> = reasons
         .iter()

@@ -5,7 +5,8 @@ use std::process::Command;
 use tafl_engine::{
     otn_move_text, parse_csv_games, ruleset_from_opentafl, ruleset_to_opentafl, with_board, BitSet,
     CornersSpec, Escape, Game, Hostility, KingArmed, KingCapture, NoMoves, OtgRecord, Outcome, Piece, Reason,
-    Repetition, ReplayEnd, Rules, RulesFile, Ruleset, Shieldwall, Side, Sq, ThroneKind, ThronePass, YesNo, BUILTIN_IDS,
+    Repetition, ReplayEnd, Rules, RulesFile, Ruleset, Shieldwall, Side, Sq, ThroneKind, ThronePass, YesNo,
+    BUILTIN_IDS,
 };
 
 const COPENHAGEN_START: &str = "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/";
@@ -69,7 +70,10 @@ fn the_examples_of_the_notation_spec_import() {
     assert_eq!(rs.file.first, Side::Defenders);
     assert_eq!(rs.file.name, "Unknown Tafl");
     assert_eq!(rs.file.repetition, Repetition::Draw);
-    assert_eq!((rs.file.shieldwall, rs.file.exit_fort), (Shieldwall::Yes, YesNo::Yes));
+    assert_eq!(
+        (rs.file.shieldwall, rs.file.exit_fort),
+        (Shieldwall::Yes, YesNo::Yes)
+    );
 
     // Brandub: weak king, the centre hostile to nobody.
     let rs =
@@ -571,7 +575,9 @@ fn linnaean_capture_and_the_relaxed_shieldwall_import_as_knobs() {
     assert!(rs.to_toml().contains("linnaean_capture = \"yes\""));
     assert!(!Ruleset::builtin("tablut").to_toml().contains("linnaean"));
 
-    let relaxed = format!("dim:11 name:Copenhagen_(relaxed_shieldwall) atkf:y tfr:w sw:s swf:n efe:y start:{COPENHAGEN_START}");
+    let relaxed = format!(
+        "dim:11 name:Copenhagen_(relaxed_shieldwall) atkf:y tfr:w sw:s swf:n efe:y start:{COPENHAGEN_START}"
+    );
     let rs = ruleset_from_opentafl(&relaxed).unwrap();
     assert_eq!(rs.file.shieldwall, Shieldwall::Relaxed);
     let text = ruleset_to_opentafl(&rs);
@@ -580,5 +586,8 @@ fn linnaean_capture_and_the_relaxed_shieldwall_import_as_knobs() {
     assert!(tafl_engine::rules_panel(&rs).contains("Shieldwall (relaxed)"));
     // `swf:y` (the default) keeps Copenhagen's shieldwall.
     let strict = relaxed.replace("swf:n", "swf:y");
-    assert_eq!(ruleset_from_opentafl(&strict).unwrap().file.shieldwall, Shieldwall::Yes);
+    assert_eq!(
+        ruleset_from_opentafl(&strict).unwrap().file.shieldwall,
+        Shieldwall::Yes
+    );
 }

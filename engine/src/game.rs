@@ -2,10 +2,12 @@
 
 use crate::bitset::BitSet;
 use crate::error::IllegalMove;
+use crate::movegen::MoveList;
 use crate::outcome::{Outcome, Reason};
 use crate::position::{Move, MoveEffect, Position};
 use crate::rules::Rules;
-use crate::ruleset::Repetition;
+use crate::ruleset::{Repetition, TurnLimitResult};
+use crate::side::Side;
 use crate::square::Sq;
 
 /// A move as played, with what it captured.
@@ -78,7 +80,7 @@ impl<B: BitSet> Game<B> {
     pub fn start(&self) -> &Position<B> {
         &self.start
     }
-    /// The moves played so far, first to last (the legal moves are `position().moves(rules)`).
+    /// The moves played so far, first to last (the legal moves are [`Game::moves`]).
     pub fn history(&self) -> &[Played<B>] {
         &self.moves
     }
@@ -105,7 +107,10 @@ impl<B: BitSet> Game<B> {
     /// game by repetition. Search uses it to see those ends when it creates a node's
     /// children, with no game to play them in.
     pub fn repeated_twice(&self, rules: &Rules<B>) -> Vec<u64> {
-        if rules.repetition == Repetition::Ignore {
+        if matches!(
+            rules.repetition,
+            Repetition::Ignore | Repetition::DefendersMayNotRepeat
+        ) {
             return Vec::new();
         }
         // Called at every expansion: sorted, so one pass finds the repeats.
@@ -114,6 +119,57 @@ impl<B: BitSet> Game<B> {
         let mut twice: Vec<u64> = sorted.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
         twice.dedup();
         twice
+    }
+
+    /// Whether the game's history forbids `mv`, a move the position allows: under
+    /// `repetition = "defenders_may_not_repeat"`, a defenders' move whose board (the pieces
+    /// after it, before its captures) occurred before in the game. Earlier boards are those
+    /// since the last capture: any before it held more pieces.
+    pub fn repeats_board(&self, rules: &Rules<B>, mv: Move) -> bool {
+        if rules.repetition != Repetition::DefendersMayNotRepeat || self.position.to_move() != Side::Defenders
+        {
+            return false;
+        }
+        let Some(piece) = self.position.piece_at(mv.from) else {
+            return false;
+        };
+        let z = &rules.zobrist;
+        // The hash of a position with the defenders to move carries the side key; the board
+        // after a defenders' move is compared by its pieces alone, as boards are.
+        let board = |hash: u64, defenders_to_move: bool| if defenders_to_move { hash ^ z.side } else { hash };
+        let after = board(self.position.hash(), true)
+            ^ z.piece(piece.index(), mv.from as usize)
+            ^ z.piece(piece.index(), mv.to as usize);
+        // The history alternates sides ply by ply back from the current position.
+        self.history
+            .iter()
+            .rev()
+            .enumerate()
+            .any(|(back, &h)| board(h, back % 2 == 0) == after)
+    }
+
+    /// The legal moves: the position's, less those the game's history forbids
+    /// ([`Game::repeats_board`]).
+    pub fn moves(&self, rules: &Rules<B>) -> MoveList {
+        let mut list = self.position.moves(rules);
+        if rules.repetition == Repetition::DefendersMayNotRepeat && self.position.to_move() == Side::Defenders
+        {
+            list.retain(|m| !self.repeats_board(rules, m));
+        }
+        list
+    }
+
+    /// A legal move chosen by `choose(count)` (an index below `count`); `None` without one.
+    pub fn pick_move(&self, rules: &Rules<B>, choose: impl FnOnce(u32) -> u32) -> Option<Move> {
+        if rules.repetition == Repetition::DefendersMayNotRepeat && self.position.to_move() == Side::Defenders
+        {
+            let list = self.moves(rules);
+            if list.is_empty() {
+                return None;
+            }
+            return list.as_slice().get(choose(list.len() as u32) as usize).copied();
+        }
+        self.position.pick_move(rules, choose)
     }
 
     /// Plays a move after checking it; refuses moves after the end of the game.
@@ -128,6 +184,12 @@ impl<B: BitSet> Game<B> {
             return Err(IllegalMove {
                 text: mv.text(rules.n),
                 reason,
+            });
+        }
+        if self.repeats_board(rules, mv) {
+            return Err(IllegalMove {
+                text: mv.text(rules.n),
+                reason: "the defenders may not recreate an earlier position under these rules".into(),
             });
         }
         Ok(self.play_unchecked(rules, mv))
@@ -180,8 +242,28 @@ impl<B: BitSet> Game<B> {
         if let Some(o) = repetition_outcome(rules, self.occurrences(), effect.mover) {
             return Some(o);
         }
+        // The rules' turn limit (a house rule) comes before the check for a move, as the
+        // servers that have it judge.
+        let f = &rules.ruleset.file;
+        if f.turn_limit > 0 && self.ply() >= f.turn_limit {
+            return Some(match f.turn_limit_result {
+                TurnLimitResult::Draw => Outcome::draw(Reason::TurnLimit),
+                TurnLimitResult::Attackers => Outcome::win(Side::Attackers, Reason::TurnLimit),
+                TurnLimitResult::Defenders => Outcome::win(Side::Defenders, Reason::TurnLimit),
+            });
+        }
         if let Some(o) = pos.no_moves_outcome(rules) {
             return Some(o);
+        }
+        if rules.repetition == Repetition::DefendersMayNotRepeat
+            && pos.to_move() == Side::Defenders
+            && self.moves(rules).is_empty()
+        {
+            // Every move the position allows recreates an earlier board.
+            return Some(match f.no_moves {
+                crate::ruleset::NoMoves::Loses => Outcome::win(Side::Attackers, Reason::NoMoves),
+                crate::ruleset::NoMoves::Draw => Outcome::draw(Reason::NoMoves),
+            });
         }
         match self.ply_limit {
             Some(limit) if self.ply() >= limit => Some(Outcome::no_result()),
@@ -236,5 +318,8 @@ pub fn repetition_outcome<B: BitSet>(
         Repetition::Draw => Some(Outcome::draw(Reason::Repetition)),
         Repetition::DefendersLose => Some(Outcome::win(crate::Side::Attackers, Reason::Repetition)),
         Repetition::MoverLoses => Some(Outcome::win(mover.opponent(), Reason::Repetition)),
+        // Defenders cannot repeat at all (their moves that would are illegal); the attackers'
+        // repetitions have no effect.
+        Repetition::DefendersMayNotRepeat => None,
     }
 }

@@ -22,7 +22,7 @@ pub struct GameTally {
     /// Plies summed over all games.
     pub total_plies: u64,
     /// Games per ending reason, indexed as [`Reason`] is declared.
-    pub by_reason: [u64; 7],
+    pub by_reason: [u64; 8],
 }
 
 impl GameTally {
@@ -30,7 +30,10 @@ impl GameTally {
     pub fn add(&mut self, outcome: Outcome, plies: u32) {
         self.games += 1;
         self.total_plies += plies as u64;
-        self.by_reason[outcome.reason as usize] += 1;
+        // The reasons a game's own rules end it (a clock or a forfeit are not counted here).
+        if let Some(n) = self.by_reason.get_mut(outcome.reason as usize) {
+            *n += 1;
+        }
         match outcome.winner {
             Some(Side::Defenders) => self.defender_wins += 1,
             Some(Side::Attackers) => self.attacker_wins += 1,
@@ -50,8 +53,8 @@ impl GameTally {
         self.no_result += o.no_result;
         self.decided_plies += o.decided_plies;
         self.total_plies += o.total_plies;
-        for i in 0..7 {
-            self.by_reason[i] += o.by_reason[i];
+        for (a, b) in self.by_reason.iter_mut().zip(o.by_reason) {
+            *a += b;
         }
         self
     }

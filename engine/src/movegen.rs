@@ -54,6 +54,18 @@ impl MoveList {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// Keeps the moves for which `keep` holds, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {
+        let mut n = 0;
+        for i in 0..self.len {
+            let m = self.moves[i];
+            if keep(m) {
+                self.moves[n] = m;
+                n += 1;
+            }
+        }
+        self.len = n;
+    }
     /// Empties the list.
     #[inline]
     pub fn clear(&mut self) {

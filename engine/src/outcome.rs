@@ -28,6 +28,8 @@ pub enum Reason {
     NoMoves,
     /// The caller's ply limit was reached.
     PlyLimit,
+    /// The rules' turn limit was reached (a house rule: `turn_limit`).
+    TurnLimit,
     /// A player's game clock ran out (a clock kept by a match or a host, not the rules).
     Time,
     /// A player forfeited: another program resigned, sent an illegal or malformed reply, or
@@ -49,6 +51,7 @@ impl Reason {
             Reason::Repetition => "repetition",
             Reason::NoMoves => "no legal moves",
             Reason::PlyLimit => "ply limit",
+            Reason::TurnLimit => "turn limit",
             Reason::Time => "time",
             Reason::Forfeit => "forfeit",
             Reason::Adjudication => "adjudication",

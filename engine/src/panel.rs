@@ -4,7 +4,7 @@
 use crate::diagram::write_diagram;
 use crate::ruleset::{
     Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, Ruleset, Shieldwall, ThronePass,
-    ThroneStop, YesNo,
+    ThroneStop, TurnLimitResult, YesNo,
 };
 use crate::side::Piece;
 use crate::square::square_name;
@@ -134,15 +134,33 @@ pub fn rules_panel(rs: &Ruleset) -> String {
             "Encirclement: attackers also win when no defender and not the king can reach the edge.".into(),
         );
     }
-    lines.push(format!(
-        "Repetition (third occurrence of a position): {}.",
-        match f.repetition {
-            Repetition::Ignore => "no effect",
-            Repetition::Draw => "the game is drawn",
-            Repetition::DefendersLose => "the defenders lose, whoever repeated",
-            Repetition::MoverLoses => "the side that repeated loses",
+    lines.push(match f.repetition {
+        Repetition::DefendersMayNotRepeat => {
+            "Repetition: the defenders may not make a move that recreates an earlier \
+             position of the game; the attackers may."
+                .to_string()
         }
-    ));
+        other => format!(
+            "Repetition (third occurrence of a position): {}.",
+            match other {
+                Repetition::Ignore => "no effect",
+                Repetition::Draw => "the game is drawn",
+                Repetition::DefendersLose => "the defenders lose, whoever repeated",
+                _ => "the side that repeated loses",
+            }
+        ),
+    });
+    if f.turn_limit > 0 {
+        lines.push(format!(
+            "Turn limit: a game still undecided after its {} plies {}.",
+            f.turn_limit,
+            match f.turn_limit_result {
+                TurnLimitResult::Draw => "is drawn",
+                TurnLimitResult::Attackers => "is won by the attackers",
+                TurnLimitResult::Defenders => "is won by the defenders",
+            }
+        ));
+    }
     lines.push(format!(
         "A side with no legal move on its turn {}.",
         match f.no_moves {

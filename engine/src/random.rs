@@ -28,9 +28,7 @@ pub fn random_game<B: BitSet>(rules: &Rules<B>, seed: u64, ply_limit: Option<u32
         if let Some(o) = game.outcome() {
             return (o, game.ply());
         }
-        let picked = game
-            .position()
-            .pick_move(rules, |count| rng.random_range(0..count));
+        let picked = game.pick_move(rules, |count| rng.random_range(0..count));
         let Some(mv) = picked else {
             unreachable!("a game that is not over has a legal move");
         };

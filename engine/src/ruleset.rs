@@ -91,6 +91,18 @@ knob!(
         /** The game is drawn. */ Draw = "draw",
         /** The attackers win, whoever repeated. */ DefendersLose = "defenders_lose",
         /** The side that just moved loses. */ MoverLoses = "mover_loses",
+        /** No third occurrence: a defenders' move that would recreate a board of the game
+        (the pieces, before its captures) is illegal, as hnefatafl.org plays; the
+        attackers may repeat. */
+        DefendersMayNotRepeat = "defenders_may_not_repeat",
+    }
+);
+knob!(
+    /// The result of a game that reaches the turn limit undecided.
+    TurnLimitResult {
+        /** A draw. */ Draw = "draw",
+        /** The attackers win. */ Attackers = "attackers",
+        /** The defenders win. */ Defenders = "defenders",
     }
 );
 knob!(
@@ -118,6 +130,21 @@ impl YesNo {
     pub fn is_no(v: &YesNo) -> bool {
         *v == YesNo::No
     }
+}
+
+impl TurnLimitResult {
+    /// `draw`: the default.
+    pub const fn draw() -> TurnLimitResult {
+        TurnLimitResult::Draw
+    }
+    /// Whether it is the default.
+    pub fn is_draw(v: &TurnLimitResult) -> bool {
+        *v == TurnLimitResult::Draw
+    }
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Hostility {
@@ -201,6 +228,17 @@ pub struct RulesFile {
     /// (`no` when absent), since few rulesets have it.
     #[serde(default = "YesNo::no", skip_serializing_if = "YesNo::is_no")]
     pub linnaean_capture: YesNo,
+    /// A house rule of some servers (hnefatafl.org's is 142): a game still undecided when
+    /// this ply has been played ends with [`RulesFile::turn_limit_result`]. 0 (the default,
+    /// when absent): no limit.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub turn_limit: u32,
+    /// The result of a game that reaches `turn_limit` (default `draw`).
+    #[serde(
+        default = "TurnLimitResult::draw",
+        skip_serializing_if = "TurnLimitResult::is_draw"
+    )]
+    pub turn_limit_result: TurnLimitResult,
     /// Start position as a diagram, top rank first (`A`, `D`, `K`, `.`, `#`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup: Option<String>,
@@ -268,6 +306,7 @@ builtins!(
     "tablut-traditional",
     "tawlbwrdd",
     "alea-evangelii",
+    "copenhagen-hnefatafl-org",
 );
 
 impl Ruleset {
@@ -518,13 +557,21 @@ impl Ruleset {
             "escape" => f.escape = p(key, value, Escape::parse, Escape::allowed())?,
             "shieldwall" => f.shieldwall = p(key, value, Shieldwall::parse, Shieldwall::allowed())?,
             "linnaean_capture" => f.linnaean_capture = p(key, value, YesNo::parse, YesNo::allowed())?,
+            "turn_limit" => {
+                f.turn_limit = value
+                    .parse()
+                    .map_err(|_| format!("knob `turn_limit`: `{}` is not a number of plies (0: none)", crate::input::quote(value)))?
+            }
+            "turn_limit_result" => {
+                f.turn_limit_result = p(key, value, TurnLimitResult::parse, TurnLimitResult::allowed())?
+            }
             "exit_fort" => f.exit_fort = p(key, value, YesNo::parse, YesNo::allowed())?,
             "encirclement" => f.encirclement = p(key, value, YesNo::parse, YesNo::allowed())?,
             "repetition" => f.repetition = p(key, value, Repetition::parse, Repetition::allowed())?,
             "no_moves" => f.no_moves = p(key, value, NoMoves::parse, NoMoves::allowed())?,
             _ => {
                 return Err(format!(
-                    "unknown knob `{key}`; knobs that can be set: first, throne_stop, throne_pass, corner_hostile, empty_throne_hostile, occupied_throne_hostile_to_attackers, king_armed, king_capture, escape, shieldwall, exit_fort, encirclement, repetition, no_moves, linnaean_capture"
+                    "unknown knob `{key}`; knobs that can be set: first, throne_stop, throne_pass, corner_hostile, empty_throne_hostile, occupied_throne_hostile_to_attackers, king_armed, king_capture, escape, shieldwall, exit_fort, encirclement, repetition, no_moves, linnaean_capture, turn_limit, turn_limit_result"
                 ))
             }
         }

@@ -1048,8 +1048,7 @@ fn linnaean_capture_needs_all_three_attackers_the_king_on_the_throne_and_an_atta
     let r = rules("tablut", &[("linnaean_capture", "yes")]);
     // Two attackers beside the throne only (f5 is empty).
     let two = LINNAEAN_BEFORE.replace("5 . . . A K A . . .", "5 . . . A K . . . .");
-    let after = two
-        .replace("3 . . . . . . . A .", "3 . . . . A . . . .");
+    let after = two.replace("3 . . . . . . . A .", "3 . . . . A . . . .");
     assert_eq!(check(&r, &two, Attackers, "h3-e3", &after, None), 0);
     // The square beyond is reached by a defender: no capture of his own man.
     let defender_moves = LINNAEAN_BEFORE.replace("3 . . . . . . . A .", "3 . . . . . . . D .");
@@ -1085,7 +1084,10 @@ fn a_relaxed_shieldwall_is_taken_by_the_move_that_closes_its_front() {
     let taken = closed.replace("1 # . A D D A . . . . #", "1 # . A . . A . . . . #");
     // Copenhagen's shieldwall needs the bracketing move: closing the front takes nothing.
     let copenhagen = rules("copenhagen", &[]);
-    assert_eq!(check(&copenhagen, OPEN_WALL, Attackers, "e5-e2", &closed, None), 0);
+    assert_eq!(
+        check(&copenhagen, OPEN_WALL, Attackers, "e5-e2", &closed, None),
+        0
+    );
     let relaxed = rules("copenhagen", &[("shieldwall", "relaxed")]);
     assert_eq!(check(&relaxed, OPEN_WALL, Attackers, "e5-e2", &taken, None), 2);
 }
@@ -1102,9 +1104,15 @@ fn a_relaxed_shieldwall_is_taken_by_any_move_of_the_enclosing_side() {
     let relaxed = rules("copenhagen", &[("shieldwall", "relaxed")]);
     assert_eq!(check(&relaxed, &enclosed, Attackers, "j10-i10", &taken, None), 2);
     let copenhagen = rules("copenhagen", &[]);
-    assert_eq!(check(&copenhagen, &enclosed, Attackers, "j10-i10", &moved, None), 0);
+    assert_eq!(
+        check(&copenhagen, &enclosed, Attackers, "j10-i10", &moved, None),
+        0
+    );
     // A row of one is no shieldwall, relaxed or not.
     let single = enclosed.replace("1 # . A D D A . . . . #", "1 # . . A D A . . . . #");
     let single_moved = single.replace("10 . . . . . . . . . A .", "10 . . . . . . . . A . .");
-    assert_eq!(check(&relaxed, &single, Attackers, "j10-i10", &single_moved, None), 0);
+    assert_eq!(
+        check(&relaxed, &single, Attackers, "j10-i10", &single_moved, None),
+        0
+    );
 }

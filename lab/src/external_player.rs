@@ -68,7 +68,7 @@ fn mover<B: BitSet>(game: &Game<B>, i: usize) -> Side {
 
 /// `mv` when it is legal for the side to move in `game`.
 fn legal<B: BitSet>(rules: &Rules<B>, game: &Game<B>, mv: Move) -> bool {
-    game.position().moves(rules).contains(&mv)
+    game.moves(rules).contains(&mv)
 }
 
 /// What ends the game when a program fails while `side` is its side.

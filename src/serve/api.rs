@@ -267,7 +267,7 @@ fn state_json<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> Value {
         .collect();
     let mut legal: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     if game.outcome().is_none() {
-        for m in pos.moves(rules).iter() {
+        for m in game.moves(rules).iter() {
             legal
                 .entry(square_name(n, m.from).to_string())
                 .or_default()

@@ -183,8 +183,7 @@ pub fn play_game<B: BitSet>(
     let mut last_blunder: Option<u32> = None;
     while game.outcome().is_none() {
         if cfg.exploration > 0.0 && rng.random::<f32>() < cfg.exploration {
-            let pos = *game.position();
-            let Some(mv) = pos.pick_move(rules, |c| rng.random_range(0..c)) else {
+            let Some(mv) = game.pick_move(rules, |c| rng.random_range(0..c)) else {
                 break;
             };
             stats.exploration_moves += 1;

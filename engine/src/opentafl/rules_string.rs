@@ -33,7 +33,8 @@
 //! `tfr:w`: OpenTafl's engine gives the game to the side to move after the third occurrence,
 //! so the side that made it loses (`mover_loses`); OpenTafl approximates Copenhagen's rule that
 //! way. Knobs OpenTafl cannot express travel in entries of our own, which OpenTafl ignores:
-//! `tafl-id:copenhagen`, `tafl-repetition:defenders_lose`, `tafl-no_moves:draw`.
+//! `tafl-id:copenhagen`, `tafl-repetition:defenders_lose` (or `defenders_may_not_repeat`),
+//! `tafl-no_moves:draw`, `tafl-turn_limit:142`, `tafl-turn_limit_result:draw`.
 //!
 //! An entry is refused only when it changes the game as played; entries that mean nothing for
 //! the pieces and squares of these rules are read and accepted. Refused, by name: knights,
@@ -53,7 +54,7 @@ use crate::error::{ParseError, RulesError};
 use crate::pieces_text::parse_position_record;
 use crate::ruleset::{
     CornersSpec, Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, RulesFile, Ruleset,
-    Shieldwall, ThroneKind, ThronePass, ThroneStop, YesNo,
+    Shieldwall, ThroneKind, ThronePass, ThroneStop, TurnLimitResult, YesNo,
 };
 use crate::side::Side;
 use crate::square::{parse_square, square, square_name, Sq, MAX_SIZE};
@@ -269,6 +270,7 @@ pub fn ruleset_to_opentafl(rs: &Ruleset) -> String {
         Repetition::Draw => {}
         Repetition::Ignore => e.push("tfr:i".into()),
         Repetition::MoverLoses | Repetition::DefendersLose => e.push("tfr:w".into()),
+        Repetition::DefendersMayNotRepeat => e.push("tfr:i".into()),
     }
     match f.king_armed {
         KingArmed::Yes => {}
@@ -329,8 +331,17 @@ pub fn ruleset_to_opentafl(rs: &Ruleset) -> String {
         e.push("efe:y".into());
     }
     e.push(format!("tafl-id:{}", f.id));
-    if f.repetition == Repetition::DefendersLose {
-        e.push("tafl-repetition:defenders_lose".into());
+    if matches!(
+        f.repetition,
+        Repetition::DefendersLose | Repetition::DefendersMayNotRepeat
+    ) {
+        e.push(format!("tafl-repetition:{}", f.repetition));
+    }
+    if f.turn_limit > 0 {
+        e.push(format!("tafl-turn_limit:{}", f.turn_limit));
+        if f.turn_limit_result != TurnLimitResult::Draw {
+            e.push(format!("tafl-turn_limit_result:{}", f.turn_limit_result));
+        }
     }
     if f.no_moves == NoMoves::Draw {
         e.push("tafl-no_moves:draw".into());
@@ -624,6 +635,23 @@ const ENTRIES: &[(&str, Reader)] = &[
         })?;
         Ok(())
     }),
+    ("tafl-turn_limit", |i, k, v| {
+        i.f.turn_limit = v.parse().map_err(|_| {
+            ParseError::new(format!(
+                "`{k}:{v}` is not allowed; give a number of plies (0: none)"
+            ))
+        })?;
+        Ok(())
+    }),
+    ("tafl-turn_limit_result", |i, k, v| {
+        i.f.turn_limit_result = TurnLimitResult::parse(v).ok_or_else(|| {
+            ParseError::new(format!(
+                "`{k}:{v}` is not allowed; allowed values: {}",
+                TurnLimitResult::allowed()
+            ))
+        })?;
+        Ok(())
+    }),
     ("tafl-no_moves", |i, k, v| {
         i.f.no_moves = NoMoves::parse(v).ok_or_else(|| {
             ParseError::new(format!(
@@ -740,6 +768,8 @@ pub fn ruleset_from_opentafl(text: &str) -> Result<Ruleset, ParseError> {
             repetition: Repetition::Draw,
             no_moves: NoMoves::Loses,
             linnaean_capture: YesNo::No,
+            turn_limit: 0,
+            turn_limit_result: TurnLimitResult::Draw,
             setup: None,
             position: Some(start),
         },

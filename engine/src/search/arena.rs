@@ -47,10 +47,7 @@ pub fn random_opening<B: BitSet>(rules: &Rules<B>, plies: u32, seed: u64, ply_li
             if game.outcome().is_some() {
                 break;
             }
-            match game
-                .position()
-                .pick_move(rules, |count| rng.random_range(0..count))
-            {
+            match game.pick_move(rules, |count| rng.random_range(0..count)) {
                 Some(mv) => {
                     game.play_unchecked(rules, mv);
                 }

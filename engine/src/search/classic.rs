@@ -72,7 +72,7 @@ impl Rollout {
                     None => 0.0,
                 };
             }
-            let Some(mv) = game.position().pick_move(rules, |c| rng.random_range(0..c)) else {
+            let Some(mv) = game.pick_move(rules, |c| rng.random_range(0..c)) else {
                 return 0.0;
             };
             game.play_unchecked(rules, mv);

@@ -1061,7 +1061,7 @@ fn evaluate_leaves<B: BitSet>(
     if pending.is_empty() {
         return Vec::new();
     }
-    let lists: Vec<_> = pending.iter().map(|p| p.game.position().moves(rules)).collect();
+    let lists: Vec<_> = pending.iter().map(|p| p.game.moves(rules)).collect();
     let inputs: Vec<EvalInput<B>> = pending
         .iter()
         .zip(&lists)

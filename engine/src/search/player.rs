@@ -314,12 +314,12 @@ impl<B: BitSet> Player<B> {
         }
         let pos = *game.position();
         if self.exploration > 0.0 && self.rng.random::<f32>() < self.exploration {
-            let mv = pos.pick_move(rules, |c| self.rng.random_range(0..c))?;
+            let mv = game.pick_move(rules, |c| self.rng.random_range(0..c))?;
             return Some((mv, None));
         }
         let deadline = self.deadline(game.ply());
         match &mut self.kind {
-            Kind::Random => Some((pos.pick_move(rules, |c| self.rng.random_range(0..c))?, None)),
+            Kind::Random => Some((game.pick_move(rules, |c| self.rng.random_range(0..c))?, None)),
             Kind::External(program) => match program.choose(rules, game, self.limit, self.clock) {
                 Ok(mv) => Some((mv, None)),
                 Err(stop) => {
@@ -328,7 +328,7 @@ impl<B: BitSet> Player<B> {
                 }
             },
             Kind::Greedy => {
-                let moves = pos.moves(rules);
+                let moves = game.moves(rules);
                 let me = pos.to_move();
                 let mut best: Vec<Move> = Vec::new();
                 let mut best_score = f32::NEG_INFINITY;

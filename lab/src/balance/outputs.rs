@@ -9,7 +9,7 @@ use std::path::Path;
 use tafl_engine::Reason;
 
 /// Ending reasons in the order [`tafl_engine::GameTally::by_reason`] counts them.
-pub(super) const REASONS: [Reason; 7] = [
+pub(super) const REASONS: [Reason; 8] = [
     Reason::Escape,
     Reason::KingCaptured,
     Reason::ExitFort,
@@ -17,6 +17,7 @@ pub(super) const REASONS: [Reason; 7] = [
     Reason::Repetition,
     Reason::NoMoves,
     Reason::PlyLimit,
+    Reason::TurnLimit,
 ];
 
 pub use crate::work::write_atomic;
