@@ -5,22 +5,22 @@
 # random openings. Each pair is its own arena, so that an interrupted measurement keeps the
 # pairs it finished (one log each in OUT):
 #
-#   tafl arena PLAYER htp:ENGINE --rules copenhagen --games 2 --seed S --movetime 1 \
+#   tafl arena PLAYER htp:ENGINE --rules copenhagen-hnefatafl-org --games 2 --seed S --movetime 1 \
 #       --opening-plies 4 --threads 2 --search-threads 1          (S = SEED .. SEED+PAIRS-1)
 #
 # and prints PLAYER's totals: W-D-L as attackers and as defenders, the score with its 95%
-# interval, and the games that the engine forfeited or that its own rules ended (140-ply
-# draw, no repeated position for the defenders, a king that cannot escape).
+# interval, and the games that the engine forfeited or that its own rules ended (its
+# judgement that a king cannot escape). Both sides play hnefatafl.org's house rules
+# (`copenhagen-hnefatafl-org`: no repeated board for the defenders, a draw after 141 plies).
 #
 #   checkpoints/measure-external.sh [PAIRS] [PLAYER]     (default: 20 level:5)
 #
 # Environment: TAFL, the binary to use (default: target/release/tafl, built first); ENGINE,
-# the program with its arguments (default: `hnefatafl-text-protocol --repeat-moves`, installed
-# into ../scratch/hnefatafl with
+# the program with its arguments (default: `hnefatafl-text-protocol`, installed into
+# ../scratch/hnefatafl with
 #   cargo install hnefatafl-copenhagen --version 6.4.1 --no-default-features \
 #     --bin hnefatafl-text-protocol --root ../scratch/hnefatafl --locked
-# when missing; `--repeat-moves` lets it accept a defenders' repetition, which our threefold
-# rule then judges); DEPTH (its alpha-beta depth, `--depth N`; default its own, 4); MOVETIME
+# when missing); DEPTH (its alpha-beta depth, `--depth N`; default its own, 4); MOVETIME
 # (1), SEED (1), THREADS (2: both games of a pair at once, one core each), SEARCH_THREADS (1),
 # OUT (a log folder, default ../scratch/external-logs).
 set -euo pipefail
@@ -48,7 +48,6 @@ else
     cargo install hnefatafl-copenhagen --version 6.4.1 --no-default-features \
       --bin hnefatafl-text-protocol --root "$root" --locked >&2
   fi
-  engine="$engine --repeat-moves"
 fi
 if [[ -n "${DEPTH:-}" ]]; then
   engine="$engine --depth $DEPTH"
@@ -60,7 +59,7 @@ for ((s = seed; s < seed + pairs; s++)); do
     continue # finished before
   fi
   echo "pair $s: $player vs htp:$engine ..." >&2
-  "$tafl" arena "$player" "htp:$engine" --rules copenhagen --games 2 --seed "$s" \
+  "$tafl" arena "$player" "htp:$engine" --rules copenhagen-hnefatafl-org --games 2 --seed "$s" \
     --movetime "$movetime" --opening-plies 4 --threads "$threads" \
     --search-threads "$search_threads" >"$log.tmp"
   mv "$log.tmp" "$log"

@@ -523,8 +523,9 @@ struct EngineArgs {
     /// The protocol spoken on stdin and stdout.
     #[arg(long, value_enum, default_value_t = Protocol::Otep)]
     protocol: Protocol,
-    /// Ruleset id or rules file for `htp` (OpenTafl sends its own rules to `otep`).
-    #[arg(long, default_value = "copenhagen")]
+    /// Ruleset id or rules file for `htp` (OpenTafl sends its own rules to `otep`); by
+    /// default the Copenhagen of hnefatafl.org's engine and server, with their house rules.
+    #[arg(long, default_value = "copenhagen-hnefatafl-org")]
     #[arg(value_parser = crate::common::parse_rules)]
     rules: RulesArg,
     /// The player (`random`, `greedy`, `mcts:rollout:800`, `mcts:model=RUN:200`,
@@ -544,8 +545,38 @@ struct EngineArgs {
     /// `htp` only: play as a networked engine of hnefatafl.org's server at HOST[:PORT]
     /// (port 49152 unless given) instead of over stdin and stdout, connecting again when
     /// the connection drops.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "server")]
     host: Option<String>,
+    /// `htp` only: play as a bot account on hnefatafl.org's game server at HOST[:PORT]
+    /// (port 49152 unless given): log in as `--user`, create games (or `--join` one) and
+    /// play them through, one after another.
+    #[arg(long, value_name = "HOST", requires = "user")]
+    server: Option<String>,
+    /// `--server`: the account name.
+    #[arg(long, value_name = "NAME", requires = "server")]
+    user: Option<String>,
+    /// `--server`: the account's password (default: the TAFL_SERVER_PASSWORD environment
+    /// variable, else none).
+    #[arg(long, value_name = "PASSWORD", requires = "server")]
+    password: Option<String>,
+    /// `--server`: create the account first (logging in if it exists).
+    #[arg(long, requires = "server")]
+    create_account: bool,
+    /// `--server`: the side asked for in created games: attacker, defender or alternate.
+    #[arg(long, value_name = "SIDE", default_value = "alternate", requires = "server")]
+    side: String,
+    /// `--server`: the clock of created games, `SECONDS+INCREMENT` or `untimed`.
+    #[arg(long, value_name = "CLOCK", default_value = "900+10", requires = "server")]
+    time: String,
+    /// `--server`: create rated games.
+    #[arg(long, requires = "server")]
+    rated: bool,
+    /// `--server`: games to play before stopping (default: until stopped).
+    #[arg(long, value_name = "N", requires = "server")]
+    games: Option<u32>,
+    /// `--server`: join this pending game instead of creating games, and stop after it.
+    #[arg(long, value_name = "ID", requires = "server")]
+    join: Option<u64>,
     /// The AI's thinking time and search threads (default: the level's, on every core).
     #[command(flatten)]
     think: crate::thinking::ThinkArgs,
@@ -922,6 +953,15 @@ impl EngineArgs {
             seed,
             framing,
             host,
+            server,
+            user,
+            password,
+            create_account,
+            side,
+            time,
+            rated,
+            games,
+            join,
             think,
         } = self;
         let player = match (player, level) {
@@ -942,9 +982,37 @@ impl EngineArgs {
         };
         match (protocol, host) {
             (Protocol::Otep, Some(_)) => Err("--host is for --protocol htp".into()),
+            (Protocol::Otep, None) if server.is_some() => Err("--server is for --protocol htp".into()),
             (Protocol::Otep, None) => crate::otep_cmd::run(&player, seed),
             (Protocol::Htp, host) => {
                 let rs = rules.ruleset;
+                if let Some(server) = server {
+                    let side = match side.as_str() {
+                        "attacker" => crate::server_bot::SideChoice::Attacker,
+                        "defender" => crate::server_bot::SideChoice::Defender,
+                        "alternate" => crate::server_bot::SideChoice::Alternate,
+                        other => {
+                            return Err(format!(
+                                "--side `{}`: give attacker, defender or alternate",
+                                tafl_engine::input::quote(other)
+                            ))
+                        }
+                    };
+                    let opts = crate::server_bot::BotOptions {
+                        server,
+                        name: user.unwrap_or_default(),
+                        password: password
+                            .or_else(|| std::env::var("TAFL_SERVER_PASSWORD").ok())
+                            .unwrap_or_default(),
+                        create: create_account,
+                        side,
+                        time: crate::server_bot::parse_time(&time)?,
+                        rated,
+                        games,
+                        join,
+                    };
+                    return crate::server_bot::run(&rs, &player, seed, &opts);
+                }
                 match host {
                     Some(h) => crate::htp_cmd::run_tcp(&rs, &player, seed, framing, &h),
                     None => crate::htp_cmd::run(&rs, &player, seed, framing),

@@ -92,6 +92,11 @@ impl<B: BitSet> Session<B> {
         }
     }
 
+    /// Plies played in the game in hand.
+    pub fn ply(&self) -> u32 {
+        self.game.ply()
+    }
+
     /// Whether the game has ended (by the rules or a resignation).
     pub fn over(&self) -> bool {
         self.resigned.is_some() || self.game.outcome().is_some()

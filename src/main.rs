@@ -13,6 +13,7 @@ mod play_cmd;
 mod random_cmd;
 mod replay_cmd;
 mod serve;
+mod server_bot;
 mod thinking;
 
 use clap::Parser;

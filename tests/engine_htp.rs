@@ -20,7 +20,7 @@ fn vertices(rules: &Rules<u128>, mv: Move) -> String {
 
 /// The defenders' next move: a reproducible legal one (a linear congruential generator).
 fn defenders_move(rules: &Rules<u128>, game: &Game<u128>, state: &mut u64) -> Move {
-    let moves = game.position().moves(rules);
+    let moves = game.moves(rules);
     *state = state
         .wrapping_mul(6364136223846793005)
         .wrapping_add(1442695040888963407);
@@ -169,8 +169,9 @@ fn a_networked_engine_plays_through_the_servers_relay_and_reconnects() {
     .stderr(Stdio::piped())
     .spawn()
     .expect("run tafl engine");
-    // Copenhagen, HTP's own game, where a repeated position ends the game.
-    let rules = Rules::<u128>::new(&Ruleset::builtin("copenhagen")).expect("rules");
+    // HTP's own game, hnefatafl.org's Copenhagen (the engine's default for HTP): defenders
+    // may not repeat a board, and a game undecided after 141 plies is drawn.
+    let rules = Rules::<u128>::new(&Ruleset::builtin("copenhagen-hnefatafl-org")).expect("rules");
     let mut game = Game::new(&rules);
     let mut pick = 0x5EED_u64;
     let mut conn = Conn::accept(&listener);

@@ -228,7 +228,7 @@ pub struct RulesFile {
     /// (`no` when absent), since few rulesets have it.
     #[serde(default = "YesNo::no", skip_serializing_if = "YesNo::is_no")]
     pub linnaean_capture: YesNo,
-    /// A house rule of some servers (hnefatafl.org's is 142): a game still undecided when
+    /// A house rule of some servers (hnefatafl.org's is 141): a game still undecided when
     /// this ply has been played ends with [`RulesFile::turn_limit_result`]. 0 (the default,
     /// when absent): no limit.
     #[serde(default, skip_serializing_if = "is_zero")]

@@ -103,7 +103,7 @@ fn hnefatafl_orgs_copenhagen_is_copenhagen_with_its_two_house_rules() {
     copenhagen
         .set_knob("repetition", "defenders_may_not_repeat")
         .unwrap();
-    copenhagen.set_knob("turn_limit", "142").unwrap();
+    copenhagen.set_knob("turn_limit", "141").unwrap();
     assert_eq!(org.start, copenhagen.start);
     let mut a = org.file.clone();
     let mut b = copenhagen.file.clone();

@@ -65,6 +65,7 @@ pub use tafl_trainer::{models, shipped};
 pub mod balance;
 pub mod engine_process;
 pub mod external_player;
+pub mod hnefatafl_server;
 pub mod htp;
 pub mod limits;
 pub mod openings;
