@@ -37,11 +37,31 @@ impl ShippedModel {
 /// knobs get none (a model for `hnefatafl` is not offered for `copenhagen`, nor for OpenTafl's
 /// edge-escape "Tablut"), and the same game spelled another way (an OpenTafl rules string,
 /// a file of one's own) gets the model.
+///
+/// One difference is let through: rules whose third repetition is a draw get the model of the
+/// same game with repetitions ignored. OpenTafl has no "ignore": hosting our Brandubh (and any
+/// rules with `repetition = "ignore"`) it sends them back with its default, a draw, and the
+/// game would otherwise lose its network. The moves are the same; only a third occurrence
+/// ends the game, which the search sees from the rules in play, while the network is fed the
+/// position as in its training (see [`load_evaluator`]).
 pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), String> {
     for m in SHIPPED {
         if let Ok(own) = m.ruleset() {
             if crate::models::same_game(&own, ruleset) {
                 return Ok((m, own));
+            }
+        }
+    }
+    if ruleset.file.repetition == tafl_engine::Repetition::Draw {
+        let mut ignoring = ruleset.clone();
+        ignoring.file.repetition = tafl_engine::Repetition::Ignore;
+        for m in SHIPPED {
+            if let Ok(own) = m.ruleset() {
+                if own.file.repetition == tafl_engine::Repetition::Ignore
+                    && crate::models::same_game(&own, &ignoring)
+                {
+                    return Ok((m, own));
+                }
             }
         }
     }
@@ -65,8 +85,10 @@ pub fn load_evaluator(ruleset: &Ruleset, callers: usize) -> Result<(Arc<NetEvalu
     // Checked against the rules it was trained under, which describe the same game.
     let (model, manifest) = load_checkpoint_bytes(m.manifest, m.weights.to_vec(), &own, &device, &origin)
         .map_err(|e| format!("shipped model `{}`: {e}", m.name))?;
+    // Encoded as in training: by the model's own rules (the same game, or the same but for
+    // what a third occurrence does, whose plane the network never saw set).
     Ok((
-        crate::models::evaluator_from(model, &manifest, ruleset, device, callers),
+        crate::models::evaluator_from(model, &manifest, &own, device, callers),
         manifest,
     ))
 }
@@ -104,6 +126,30 @@ mod tests {
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(opentafl_tablut.id(), "tablut");
         assert!(for_rules(&opentafl_tablut).is_err());
+    }
+
+    /// OpenTafl hosting our Brandubh sends it back with repetitions drawn (it cannot say
+    /// "ignored") and without our `tafl-` entries: the Brandubh network still plays.
+    #[test]
+    fn our_brandubh_hosted_by_opentafl_gets_its_network() {
+        let sent = ruleset_to_opentafl(&Ruleset::builtin("brandubh"));
+        assert!(sent.contains("tfr:i"), "{sent}");
+        // What OpenTafl sends back: `tfr:i` read as its default (a draw) and not written.
+        let back = sent.replace(" tfr:i", "").replace(" tafl-id:brandubh", "");
+        let hosted = ruleset_from_opentafl(&back).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(hosted.file.repetition, tafl_engine::Repetition::Draw);
+        let (m, own) = for_rules(&hosted).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.name, "brandubh");
+        assert_eq!(own.file.repetition, tafl_engine::Repetition::Ignore);
+        let (_, manifest) = load_evaluator(&hosted, 1).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(manifest.ruleset_id, "brandubh");
+        // Another difference still finds nothing: OpenTafl's own Brandub (king captured by
+        // two, empty throne not hostile).
+        let brandub = ruleset_from_opentafl(
+            "dim:7 name:Brandub surf:n atkf:y ks:w cenh: cenhe: start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(for_rules(&brandub).is_err());
     }
 
     #[test]
