@@ -92,6 +92,14 @@ impl<B: BitSet> Session<B> {
         }
     }
 
+    /// Sets the engine's clock in the game in hand to `remaining` (a host that keeps time
+    /// says how much is left); nothing in an un-timed game.
+    pub fn set_remaining(&mut self, remaining: Duration) {
+        if let Some(c) = &mut self.clock {
+            c.remaining = remaining;
+        }
+    }
+
     /// Plies played in the game in hand.
     pub fn ply(&self) -> u32 {
         self.game.ply()

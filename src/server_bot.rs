@@ -147,13 +147,24 @@ fn login(conn: &mut Connection, opts: &BotOptions) -> Result<(), String> {
     };
     let attempt = |conn: &mut Connection, create: bool| -> Result<Option<String>, String> {
         conn.send(&line(create))?;
-        loop {
-            match conn.next()? {
-                ServerLine::LoggedIn => return Ok(None),
-                ServerLine::LoginRefused(why) => return Ok(Some(why)),
-                _ => {}
+        // A server that says nothing must not hold the bot forever.
+        let _ = conn
+            .writer
+            .set_read_timeout(Some(std::time::Duration::from_secs(60)));
+        let answer = loop {
+            match conn.next() {
+                Ok(ServerLine::LoggedIn) => break Ok(None),
+                Ok(ServerLine::LoginRefused(why) | ServerLine::Refused(why)) => break Ok(Some(why)),
+                Ok(_) => {}
+                Err(e) => {
+                    break Err(format!(
+                        "logging in: {e} (no answer within 60 s, or the connection closed)"
+                    ))
+                }
             }
-        }
+        };
+        let _ = conn.writer.set_read_timeout(None);
+        answer
     };
     if opts.create {
         match attempt(conn, true)? {
@@ -314,9 +325,29 @@ fn play_game<B: BitSet>(
     let mut our_move: Option<String> = None;
     loop {
         match conn.next()? {
+            ServerLine::Clocks {
+                game,
+                attacker_ms,
+                defender_ms,
+            } if game == id => {
+                let ms = if ours == Role::Attacker {
+                    attacker_ms
+                } else {
+                    defender_ms
+                };
+                session.set_remaining(std::time::Duration::from_millis(ms));
+            }
             ServerLine::ToMove { game, role } if game == id && role == ours => {
-                let answer = htp(&mut session, "generate_move")
-                    .map_err(|e| format!("game {id}: the engine has no move: {e}"))?;
+                let answer = match htp(&mut session, "generate_move") {
+                    Ok(a) => a,
+                    Err(e) => {
+                        // Our rules ended the game (or parted from the server's) where the
+                        // server plays on: resign it and carry on with the next.
+                        eprintln!("server: game {id}: rules differ: the server asks for a move, ours say {e}; resigning");
+                        conn.send(&ClientLine::Resign { game: id, role: ours })?;
+                        continue;
+                    }
+                };
                 // `play ROLE FROM TO`, squares in upper case.
                 let w: Vec<&str> = answer.split_whitespace().collect();
                 let [_, _, from, to] = w.as_slice() else {

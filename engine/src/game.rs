@@ -257,7 +257,7 @@ impl<B: BitSet> Game<B> {
         }
         if rules.repetition == Repetition::DefendersMayNotRepeat
             && pos.to_move() == Side::Defenders
-            && self.moves(rules).is_empty()
+            && pos.moves(rules).iter().all(|&m| self.repeats_board(rules, m))
         {
             // Every move the position allows recreates an earlier board.
             return Some(match f.no_moves {

@@ -229,8 +229,9 @@ pub struct RulesFile {
     #[serde(default = "YesNo::no", skip_serializing_if = "YesNo::is_no")]
     pub linnaean_capture: YesNo,
     /// A house rule of some servers (hnefatafl.org's is 141): a game still undecided when
-    /// this ply has been played ends with [`RulesFile::turn_limit_result`]. 0 (the default,
-    /// when absent): no limit.
+    /// this ply has been played ends with [`RulesFile::turn_limit_result`]. Plies count from
+    /// the position the game was set up from (a host's position, else the start). 0 (the
+    /// default, when absent): no limit.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub turn_limit: u32,
     /// The result of a game that reaches `turn_limit` (default `draw`).

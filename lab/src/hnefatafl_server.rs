@@ -120,6 +120,15 @@ pub enum ServerLine {
     Drawn,
     /// `= game`: our move was taken.
     MoveTaken,
+    /// `= game_time {"id":ID,"attacker_ms_left":MS,"defender_ms_left":MS}`: the clocks.
+    Clocks {
+        /// The game.
+        game: GameId,
+        /// The attacker's milliseconds left.
+        attacker_ms: u64,
+        /// The defender's.
+        defender_ms: u64,
+    },
     /// `? ...`: a command was refused; the server's words.
     Refused(String),
     /// Anything else.
@@ -199,6 +208,24 @@ impl ServerLine {
             },
             ["=", "draw", "accept"] => ServerLine::Drawn,
             ["=", "game"] => ServerLine::MoveTaken,
+            ["=", "game_time", json @ ..] => {
+                let v: serde_json::Value = match serde_json::from_str(&json.join(" ")) {
+                    Ok(v) => v,
+                    Err(_) => return ServerLine::Other,
+                };
+                match (
+                    v["id"].as_u64(),
+                    v["attacker_ms_left"].as_u64(),
+                    v["defender_ms_left"].as_u64(),
+                ) {
+                    (Some(game), Some(attacker_ms), Some(defender_ms)) => ServerLine::Clocks {
+                        game,
+                        attacker_ms,
+                        defender_ms,
+                    },
+                    _ => ServerLine::Other,
+                }
+            }
             ["?", ..] => ServerLine::Refused(line.trim_start_matches('?').trim().to_string()),
             _ => ServerLine::Other,
         }
@@ -391,8 +418,18 @@ mod tests {
             ServerLine::parse("? create_account already_exists"),
             LoginRefused("already_exists".into())
         );
+        assert_eq!(
+            ServerLine::parse(
+                "= game_time {\"id\":1,\"attacker_ms_left\":909198,\"defender_ms_left\":900000}"
+            ),
+            Clocks {
+                game: 1,
+                attacker_ms: 909_198,
+                defender_ms: 900_000
+            }
+        );
         for other in [
-            "= game_time {\"id\":1,\"attacker_ms_left\":909198,\"defender_ms_left\":900000}",
+            "= game_time {\"id\":1}",
             "initialize_display ([], ...)",
             "game x play attacker d1 d2",
             "= join_game a b rated fischer many 10 11",

@@ -23,7 +23,10 @@ pub struct CacheKey {
     hash: u64,
     ply: u16,
     occurrences: u8,
-    moves: u16,
+    /// A fingerprint of the legal moves, in order: under rules where history forbids some
+    /// moves (`defenders_may_not_repeat`), one position can have different move lists, and
+    /// the priors are per move.
+    moves: u64,
 }
 
 impl CacheKey {
@@ -34,7 +37,9 @@ impl CacheKey {
             hash: input.position.hash(),
             ply: input.ply.min(ply_scale).min(u16::MAX as u32) as u16,
             occurrences: input.occurrences,
-            moves: input.moves.len().min(u16::MAX as usize) as u16,
+            moves: input.moves.iter().fold(input.moves.len() as u64, |h, m| {
+                (h ^ ((m.from as u64) << 16 | m.to as u64)).wrapping_mul(0x0000_0100_0000_01B3)
+            }),
         }
     }
 

@@ -477,9 +477,13 @@ fn search_move<B: BitSet>(
     let internal = |e: String| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e);
     let mut p = tafl_lab::players::build(&player, seed, &rules).map_err(internal)?;
     p.cutoff = Some(cutoff);
-    // The thread's share of the memory budget, split among the player's own trees.
-    p.set_max_nodes(nodes_within(tree_bytes / p.threads.max(1)))
-        .map_err(internal)?;
+    // The thread's share of the memory budget, split among the player's own trees (one a
+    // thread under root parallelism, one shared tree under tree parallelism).
+    let trees = match p.parallel {
+        tafl_engine::Parallelism::Root => p.threads.max(1),
+        tafl_engine::Parallelism::Tree => 1,
+    };
+    p.set_max_nodes(nodes_within(tree_bytes / trees)).map_err(internal)?;
     let chosen = p.choose(&rules, &game);
     metrics.tree_finished(p.tree_bytes());
     drop(p);

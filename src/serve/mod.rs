@@ -147,8 +147,8 @@ impl Server {
             args.idle_timeout.unwrap_or(args.request_timeout.min(10.0)),
             args.request_timeout,
         )?;
-        if args.max_connections == 0 {
-            return Err("--max-connections must be at least 1".into());
+        if !(1..=1_000_000).contains(&args.max_connections) {
+            return Err("--max-connections must be within 1..=1000000".into());
         }
         let tree_bytes_per_search = args
             .search_memory

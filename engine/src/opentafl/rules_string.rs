@@ -34,7 +34,7 @@
 //! so the side that made it loses (`mover_loses`); OpenTafl approximates Copenhagen's rule that
 //! way. Knobs OpenTafl cannot express travel in entries of our own, which OpenTafl ignores:
 //! `tafl-id:copenhagen`, `tafl-repetition:defenders_lose` (or `defenders_may_not_repeat`),
-//! `tafl-no_moves:draw`, `tafl-turn_limit:142`, `tafl-turn_limit_result:draw`.
+//! `tafl-no_moves:draw`, `tafl-turn_limit:141`, `tafl-turn_limit_result:draw`.
 //!
 //! An entry is refused only when it changes the game as played; entries that mean nothing for
 //! the pieces and squares of these rules are read and accepted. Refused, by name: knights,
