@@ -105,7 +105,7 @@ fn brandubh() -> (Rules<u128>, String) {
 
 /// A reproducible legal move for the side to move: the test's own opponent.
 fn our_move(rules: &Rules<u128>, game: &Game<u128>, state: &mut u64) -> tafl_engine::Move {
-    let moves = game.position().moves(rules);
+    let moves = game.moves(rules);
     *state = state
         .wrapping_mul(6364136223846793005)
         .wrapping_add(1442695040888963407);
@@ -315,7 +315,7 @@ fn analysis_lists_legal_lines_with_evaluations() {
     engine.send(&format!("rules {text}"));
     // As for an analysis engine: a position, the side to move, a clock, then analyze.
     let mut game = Game::new(&rules);
-    let first = game.position().moves(&rules)[0];
+    let first = game.moves(&rules)[0];
     game.play(&rules, first).expect("legal");
     engine.send(&format!("position {}", position_record(&rules, game.position())));
     engine.send("side defenders");

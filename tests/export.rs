@@ -98,7 +98,7 @@ fn positions(ruleset: &Ruleset) -> (Vec<f32>, usize) {
         let occurrences = 1 + (ply % 3) as u8;
         planes.extend(encoder.encode_vec(game.position(), occurrences, ply * 70, 0));
         count += 1;
-        let moves = game.position().moves(&rules);
+        let moves = game.moves(&rules);
         let mv = moves.as_slice()[(ply as usize * 7 + 3) % moves.len()];
         if game.play(&rules, mv).unwrap().is_some() {
             break;

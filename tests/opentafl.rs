@@ -379,7 +379,7 @@ fn scripted_game<B: BitSet>(rules: &Rules<B>, seed: u64, max_plies: usize) -> Ga
         if g.outcome().is_some() {
             break;
         }
-        let moves = g.position().moves(rules).to_vec();
+        let moves = g.moves(rules).to_vec();
         x = x
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);

@@ -68,7 +68,7 @@ fn game_records_round_trip() {
     let mut game = Game::new(&r).with_ply_limit(Some(120));
     let mut i = 0u64;
     while game.outcome().is_none() {
-        let moves = game.position().moves(&r);
+        let moves = game.moves(&r);
         let mv = moves[(game_seed(9, i) % moves.len() as u64) as usize];
         game.play(&r, mv).unwrap();
         i += 1;

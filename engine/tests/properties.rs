@@ -17,7 +17,7 @@ fn random_position<B: BitSet>(rules: &Rules<B>, seed: u64, plies: u32) -> Game<B
         if game.outcome().is_some() {
             break;
         }
-        let moves = game.position().moves(rules);
+        let moves = game.moves(rules);
         let mv = moves[rng.random_range(0..moves.len())];
         game.play(rules, mv).unwrap();
         assert_eq!(

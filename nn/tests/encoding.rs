@@ -31,7 +31,7 @@ fn random_games<B: BitSet>(rules: &Rules<B>, games: usize, seed: u64) -> Vec<(Ga
             if game.outcome().is_some() {
                 break;
             }
-            let moves = game.position().moves(rules);
+            let moves = game.moves(rules);
             if moves.is_empty() {
                 break;
             }

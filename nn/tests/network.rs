@@ -22,7 +22,7 @@ fn fixed_batch(ruleset: &Ruleset, count: usize) -> Tensor<4> {
     let mut flat = Vec::new();
     for i in 0..count {
         flat.extend(enc.encode_vec(game.position(), 1, game.ply(), 0));
-        let moves = game.position().moves(&rules);
+        let moves = game.moves(&rules);
         game.play_unchecked(&rules, moves.as_slice()[(i * 7) % moves.len()]);
     }
     let n = ruleset.size();
@@ -290,7 +290,7 @@ fn direct(model: &TaflNet, ruleset: &Ruleset, games: &[Game<u128>]) -> Vec<Evalu
         .iter()
         .enumerate()
         .map(|(i, g)| {
-            let moves = g.position().moves(&rules);
+            let moves = g.moves(&rules);
             let logits: Vec<f32> = enc
                 .move_indices(moves.as_slice(), 0)
                 .iter()
@@ -317,7 +317,7 @@ fn games(ruleset: &Ruleset, count: usize, seed: usize) -> Vec<Game<u128>> {
         .map(|i| {
             let mut g = Game::new(&rules);
             for k in 0..(i + seed) % 9 {
-                let moves = g.position().moves(&rules);
+                let moves = g.moves(&rules);
                 g.play_unchecked(&rules, moves.as_slice()[(k * 11 + i) % moves.len()]);
             }
             g
@@ -334,7 +334,7 @@ fn close(a: &Evaluation, b: &Evaluation) -> bool {
 
 fn evaluate_games(eval: &NetEvaluator, ruleset: &Ruleset, gs: &[Game<u128>]) -> Vec<Evaluation> {
     let rules = Rules::<u128>::new(ruleset).unwrap();
-    let moves: Vec<_> = gs.iter().map(|g| g.position().moves(&rules)).collect();
+    let moves: Vec<_> = gs.iter().map(|g| g.moves(&rules)).collect();
     let inputs: Vec<EvalInput<'_, u128>> = gs
         .iter()
         .zip(&moves)

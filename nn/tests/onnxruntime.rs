@@ -46,7 +46,7 @@ fn games(ruleset: &Ruleset, count: usize) -> Vec<Game<u128>> {
                 if g.outcome().is_some() {
                     break;
                 }
-                let moves = g.position().moves(&rules);
+                let moves = g.moves(&rules);
                 g.play_unchecked(&rules, moves.as_slice()[(k * 7 + i * 3) % moves.len()]);
             }
             g
@@ -74,7 +74,7 @@ fn evaluator(model: TaflNet, ruleset: &Ruleset, inference: Inference, threads: u
 
 fn evaluate(eval: &NetEvaluator, ruleset: &Ruleset, gs: &[Game<u128>]) -> Vec<Evaluation> {
     let rules = Rules::<u128>::new(ruleset).unwrap();
-    let moves: Vec<_> = gs.iter().map(|g| g.position().moves(&rules)).collect();
+    let moves: Vec<_> = gs.iter().map(|g| g.moves(&rules)).collect();
     let inputs: Vec<EvalInput<'_, u128>> = gs
         .iter()
         .zip(&moves)

@@ -33,7 +33,7 @@ fn without_the_library_auto_evaluates_with_burn() {
         NetEvaluator::new(model.clone(), &ruleset, device.clone(), config, "net:test")
     };
     let game = Game::new(&rules);
-    let moves = game.position().moves(&rules);
+    let moves = game.moves(&rules);
     let input = [EvalInput {
         position: game.position(),
         moves: moves.as_slice(),

@@ -483,7 +483,8 @@ fn search_move<B: BitSet>(
         tafl_engine::Parallelism::Root => p.threads.max(1),
         tafl_engine::Parallelism::Tree => 1,
     };
-    p.set_max_nodes(nodes_within(tree_bytes / trees)).map_err(internal)?;
+    p.set_max_nodes(nodes_within(tree_bytes / trees))
+        .map_err(internal)?;
     let chosen = p.choose(&rules, &game);
     metrics.tree_finished(p.tree_bytes());
     drop(p);
