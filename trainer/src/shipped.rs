@@ -32,6 +32,17 @@ impl ShippedModel {
     }
 }
 
+/// Other games a shipped network was measured to play well, as OpenTafl writes their rules,
+/// with the network offered for them (`checkpoints/README.md`, "Other games"):
+///
+/// - OpenTafl's Brandub (the king captured by two, the empty throne not hostile): the Brandubh
+///   network at 100 simulations scored 0.645 (+104, +43 .. +171) against `mcts:heuristic:100`
+///   over 100 games, colour-swapped pairs from 4 random plies.
+const OTHER_GAMES: &[(&str, &str)] = &[(
+    "dim:7 name:Brandub surf:n atkf:y ks:w cenh: cenhe: start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/",
+    "brandubh",
+)];
+
 /// The shipped model trained for the game `ruleset` describes, with the rules it was trained
 /// under. Models are matched by the game, not by name: rules with a model's name but other
 /// knobs get none (a model for `hnefatafl` is not offered for `copenhagen`, nor for OpenTafl's
@@ -49,6 +60,16 @@ pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), 
         if let Ok(own) = m.ruleset() {
             if crate::models::same_game(&own, ruleset) {
                 return Ok((m, own));
+            }
+        }
+    }
+    for (text, name) in OTHER_GAMES {
+        let Ok(other) = tafl_engine::ruleset_from_opentafl(text) else {
+            continue;
+        };
+        if crate::models::same_game(&other, ruleset) {
+            if let Some(m) = SHIPPED.iter().find(|m| m.name == *name) {
+                return Ok((m, m.ruleset()?));
             }
         }
     }
@@ -85,10 +106,18 @@ pub fn load_evaluator(ruleset: &Ruleset, callers: usize) -> Result<(Arc<NetEvalu
     // Checked against the rules it was trained under, which describe the same game.
     let (model, manifest) = load_checkpoint_bytes(m.manifest, m.weights.to_vec(), &own, &device, &origin)
         .map_err(|e| format!("shipped model `{}`: {e}", m.name))?;
-    // Encoded as in training: by the model's own rules (the same game, or the same but for
-    // what a third occurrence does, whose plane the network never saw set).
+    // Encoded as in training, by the model's own rules, for its game (or the same but for
+    // what a third occurrence does, whose plane the network never saw set); for another game
+    // it was measured on (`OTHER_GAMES`), by that game's rules, as it was measured.
+    let mut ignoring = ruleset.clone();
+    ignoring.file.repetition = own.file.repetition;
+    let by = if crate::models::same_game(&own, &ignoring) {
+        &own
+    } else {
+        ruleset
+    };
     Ok((
-        crate::models::evaluator_from(model, &manifest, &own, device, callers),
+        crate::models::evaluator_from(model, &manifest, by, device, callers),
         manifest,
     ))
 }
@@ -131,7 +160,7 @@ mod tests {
     /// OpenTafl hosting our Brandubh sends it back with repetitions drawn (it cannot say
     /// "ignored") and without our `tafl-` entries: the Brandubh network still plays.
     #[test]
-    fn our_brandubh_hosted_by_opentafl_gets_its_network() {
+    fn brandubh_hosted_by_opentafl_gets_the_brandubh_network() {
         let sent = ruleset_to_opentafl(&Ruleset::builtin("brandubh"));
         assert!(sent.contains("tfr:i"), "{sent}");
         // What OpenTafl sends back: `tfr:i` read as its default (a draw) and not written.
@@ -143,13 +172,19 @@ mod tests {
         assert_eq!(own.file.repetition, tafl_engine::Repetition::Ignore);
         let (_, manifest) = load_evaluator(&hosted, 1).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(manifest.ruleset_id, "brandubh");
-        // Another difference still finds nothing: OpenTafl's own Brandub (king captured by
-        // two, empty throne not hostile).
+        // Another difference finds nothing...
+        let mut weak = hosted.clone();
+        weak.set_knob("king_capture", "weak").unwrap();
+        assert!(for_rules(&weak).is_err());
+        // ... unless the network was measured on that game: OpenTafl's own Brandub (king
+        // captured by two, empty throne not hostile) gets the Brandubh network.
         let brandub = ruleset_from_opentafl(
             "dim:7 name:Brandub surf:n atkf:y ks:w cenh: cenhe: start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/",
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        assert!(for_rules(&brandub).is_err());
+        assert_eq!(for_rules(&brandub).map(|(m, _)| m.name), Ok("brandubh"));
+        let (_, manifest) = load_evaluator(&brandub, 1).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(manifest.ruleset_id, "brandubh");
     }
 
     #[test]
