@@ -275,11 +275,16 @@ fn the_suite_start_config_reads_its_training_suite_from_the_repository_root() {
     // where the README's commands run (and cargo runs this test); the suite must be shipped
     // and made for its rules.
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("configs/train/brandubh-suite.toml")).unwrap();
-    let config = tafl_trainer::TrainConfig::parse(&text, "brandubh-suite").unwrap();
-    assert_eq!(
-        config.selfplay.openings.as_deref(),
-        Some("configs/train/openings/brandubh-train.txt")
-    );
-    assert_eq!(config.selfplay.openings_share, 0.5);
+    for rules in ["brandubh", "tablut"] {
+        let name = format!("{rules}-suite");
+        let text = std::fs::read_to_string(root.join(format!("configs/train/{name}.toml"))).unwrap();
+        let config = tafl_trainer::TrainConfig::parse(&text, &name).unwrap();
+        let suite = format!("configs/train/openings/{rules}-train.txt");
+        assert_eq!(config.selfplay.openings.as_deref(), Some(suite.as_str()));
+        assert_eq!(config.selfplay.openings_share, 0.5);
+        // The suite is there and holds legal positions of the config's rules.
+        let loaded = tafl_engine::OpeningSuite::load(&root.join(&suite)).unwrap();
+        let r = tafl_engine::Rules::<u128>::new(&tafl_engine::Ruleset::builtin(rules)).unwrap();
+        assert!(!loaded.positions(&r).unwrap().is_empty(), "{suite}");
+    }
 }
