@@ -121,13 +121,18 @@ impl<B: BitSet> Game<B> {
         twice
     }
 
+    /// Whether the history can forbid moves of the side to move here: the defenders' under
+    /// `repetition = "defenders_may_not_repeat"`.
+    fn history_limits_moves(&self, rules: &Rules<B>) -> bool {
+        rules.repetition == Repetition::DefendersMayNotRepeat && self.position.to_move() == Side::Defenders
+    }
+
     /// Whether the game's history forbids `mv`, a move the position allows: under
     /// `repetition = "defenders_may_not_repeat"`, a defenders' move whose board (the pieces
     /// after it, before its captures) occurred before in the game. Earlier boards are those
     /// since the last capture: any before it held more pieces.
     pub fn repeats_board(&self, rules: &Rules<B>, mv: Move) -> bool {
-        if rules.repetition != Repetition::DefendersMayNotRepeat || self.position.to_move() != Side::Defenders
-        {
+        if !self.history_limits_moves(rules) {
             return false;
         }
         let Some(piece) = self.position.piece_at(mv.from) else {
@@ -152,8 +157,7 @@ impl<B: BitSet> Game<B> {
     /// ([`Game::repeats_board`]).
     pub fn moves(&self, rules: &Rules<B>) -> MoveList {
         let mut list = self.position.moves(rules);
-        if rules.repetition == Repetition::DefendersMayNotRepeat && self.position.to_move() == Side::Defenders
-        {
+        if self.history_limits_moves(rules) {
             list.retain(|m| !self.repeats_board(rules, m));
         }
         list
@@ -161,8 +165,7 @@ impl<B: BitSet> Game<B> {
 
     /// A legal move chosen by `choose(count)` (an index below `count`); `None` without one.
     pub fn pick_move(&self, rules: &Rules<B>, choose: impl FnOnce(u32) -> u32) -> Option<Move> {
-        if rules.repetition == Repetition::DefendersMayNotRepeat && self.position.to_move() == Side::Defenders
-        {
+        if self.history_limits_moves(rules) {
             let list = self.moves(rules);
             if list.is_empty() {
                 return None;
@@ -255,15 +258,10 @@ impl<B: BitSet> Game<B> {
         if let Some(o) = pos.no_moves_outcome(rules) {
             return Some(o);
         }
-        if rules.repetition == Repetition::DefendersMayNotRepeat
-            && pos.to_move() == Side::Defenders
-            && pos.moves(rules).iter().all(|&m| self.repeats_board(rules, m))
+        if self.history_limits_moves(rules) && pos.moves(rules).iter().all(|&m| self.repeats_board(rules, m))
         {
             // Every move the position allows recreates an earlier board.
-            return Some(match f.no_moves {
-                crate::ruleset::NoMoves::Loses => Outcome::win(Side::Attackers, Reason::NoMoves),
-                crate::ruleset::NoMoves::Draw => Outcome::draw(Reason::NoMoves),
-            });
+            return Some(Outcome::no_moves(rules, Side::Defenders));
         }
         match self.ply_limit {
             Some(limit) if self.ply() >= limit => Some(Outcome::no_result()),

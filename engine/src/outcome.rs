@@ -69,6 +69,14 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// The end the rules give when `to_move` has no legal move (check 7).
+    pub fn no_moves<B: BitSet>(rules: &Rules<B>, to_move: Side) -> Outcome {
+        match rules.ruleset.file.no_moves {
+            NoMoves::Loses => Outcome::win(to_move.opponent(), Reason::NoMoves),
+            NoMoves::Draw => Outcome::draw(Reason::NoMoves),
+        }
+    }
+
     /// A win for `side`.
     pub const fn win(side: Side, reason: Reason) -> Outcome {
         Outcome {
@@ -160,10 +168,7 @@ impl<B: BitSet> Position<B> {
         if self.has_move(rules) {
             return None;
         }
-        Some(match rules.ruleset.file.no_moves {
-            NoMoves::Loses => Outcome::win(self.to_move.opponent(), Reason::NoMoves),
-            NoMoves::Draw => Outcome::draw(Reason::NoMoves),
-        })
+        Some(Outcome::no_moves(rules, self.to_move))
     }
 
     /// The exit fort of `RULES.md`: the king on the edge, able to move, in a fort no attacker
