@@ -35,6 +35,11 @@ enum Command {
     /// Replay real games from a CSV file (`moves,attacker_captures,defender_captures,result`)
     /// and check every move and capture against the rules.
     Replay(ReplayArgs),
+    /// A game archive as data: `eval` scores networks, the hand-written evaluation and
+    /// players against the moves and results of recorded games (top-1/top-3 agreement,
+    /// log-loss, Brier score, by stage); `export` writes the games as training samples, split
+    /// by game into train and validation sets.
+    Records(crate::records_cmd::RecordsArgs),
     /// Play a game against the AI in the terminal (works with piped input too).
     Play(PlayArgs),
     /// Show the best moves of a position: visit share, value, prior and principal variation.
@@ -649,6 +654,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Perft(args) => args.run(),
         Command::Random(args) => args.run(),
         Command::Replay(args) => args.run(),
+        Command::Records(args) => args.run(),
         Command::Play(args) => args.run(),
         Command::Analyze(args) => args.run(),
         Command::Arena(args) => args.run(),

@@ -11,6 +11,7 @@ mod otep_cmd;
 mod perft_cmd;
 mod play_cmd;
 mod random_cmd;
+mod records_cmd;
 mod replay_cmd;
 mod serve;
 mod server_bot;

@@ -405,6 +405,7 @@ fn fuzz_run_state() {
             iteration: 4,
             ..Default::default()
         },
+        pretrain: None,
     };
     let corpus = vec![
         serde_json::to_string_pretty(&state).unwrap().into_bytes(),

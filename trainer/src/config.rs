@@ -224,6 +224,39 @@ impl Default for TeacherSection {
     }
 }
 
+/// Bootstrapping from recorded games: before the first iteration, the initial network learns
+/// the moves and results of a game archive (read as `tafl records` reads it): the move played
+/// is the policy target, the game's result the value target. Only the archive's training
+/// games are learned; its validation games (one in ten, by game) measure the prior's agreement
+/// with the move played before and after, which the run's state and log report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PretrainSection {
+    /// A records file or folder (a path as written, read from the directory the run is
+    /// started or resumed in, as `selfplay.openings`).
+    pub records: String,
+    /// Passes over the training games' positions (each position seen this many times on
+    /// average, under a random symmetry).
+    #[serde(default = "default_pretrain_epochs")]
+    pub epochs: f32,
+    /// Weight of the value loss against the policy's 1: a game's result says little of any
+    /// one of its positions, and people's results are noisier than their moves.
+    #[serde(default = "default_pretrain_value_weight")]
+    pub value_weight: f32,
+    /// Samples per batch (unset: `training.batch_size`).
+    pub batch_size: Option<usize>,
+    /// Learning rate (unset: `training.learning_rate`'s first).
+    pub learning_rate: Option<f64>,
+}
+
+fn default_pretrain_epochs() -> f32 {
+    2.0
+}
+
+fn default_pretrain_value_weight() -> f32 {
+    0.5
+}
+
 /// The replay window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -335,6 +368,9 @@ pub struct TrainConfig {
     /// Warm start with a classic evaluator.
     #[serde(default)]
     pub teacher: TeacherSection,
+    /// Bootstrapping from recorded games before the first iteration (none when absent).
+    #[serde(default)]
+    pub pretrain: Option<PretrainSection>,
     /// Replay window.
     #[serde(default)]
     pub replay: ReplaySection,
@@ -532,6 +568,31 @@ impl TrainConfig {
             "selfplay.eval_cache",
             "must be within 0..=20000000 (entries)",
         )?;
+        if let Some(p) = &self.pretrain {
+            check(
+                p.epochs.is_finite() && p.epochs > 0.0 && p.epochs <= 1000.0,
+                "pretrain.epochs",
+                "must be within 0 (excluded) and 1000",
+            )?;
+            check(
+                p.value_weight.is_finite() && (0.0..=10.0).contains(&p.value_weight),
+                "pretrain.value_weight",
+                "must be within 0..=10",
+            )?;
+            check(
+                p.batch_size.is_none_or(|b| (1..=65536).contains(&b)),
+                "pretrain.batch_size",
+                "must be within 1..=65536",
+            )?;
+            check(
+                p.learning_rate.is_none_or(|r| r.is_finite() && r > 0.0),
+                "pretrain.learning_rate",
+                "must be positive",
+            )?;
+            let rs = self.ruleset()?;
+            tafl_engine::with_board!(&rs, B, rules => crate::records::read_records::<B>(&rules, std::path::Path::new(&p.records)).map(|_| ()))
+                .map_err(|e| format!("key `pretrain.records`: {e}"))?;
+        }
         let t = &self.teacher;
         check(
             t.iterations <= self.iterations,

@@ -168,6 +168,7 @@ pub fn check_state(dir: &Path, state: &RunState) -> Result<(), String> {
 
 fn phase_name(p: Phase) -> &'static str {
     match p {
+        Phase::Pretrain => "pretraining",
         Phase::SelfPlay => "self-play",
         Phase::Train => "training",
         Phase::Arena => "arena",

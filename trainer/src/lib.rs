@@ -10,6 +10,7 @@ pub mod curve;
 pub mod events;
 pub mod integrity;
 pub mod models;
+pub mod records;
 pub mod run;
 pub mod run_dir;
 pub mod selfplay;

@@ -44,6 +44,8 @@ const OPTIMIZER_PER_WEIGHT: u64 = 256;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
+    /// Learning recorded games before the first iteration (`[pretrain]`).
+    Pretrain,
     /// Playing games with the best network.
     SelfPlay,
     /// Training the latest network on the replay window.
@@ -191,6 +193,33 @@ pub struct RunState {
     pub history: Vec<IterationSummary>,
     /// The iteration in progress, filled phase by phase.
     pub current: IterationSummary,
+    /// What bootstrapping from recorded games did (`[pretrain]`), once done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pretrain: Option<PretrainSummary>,
+}
+
+/// What `[pretrain]` did: the games learned and the validation games' agreement before and
+/// after, beside the hand-written evaluation's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PretrainSummary {
+    /// The records read.
+    pub records: String,
+    /// Training games learned.
+    pub train_games: usize,
+    /// Their positions (samples before symmetries).
+    pub train_samples: usize,
+    /// Validation games scored.
+    pub validation_games: usize,
+    /// Optimizer steps.
+    pub steps: u64,
+    /// Seconds spent learning.
+    pub seconds: f64,
+    /// The initial network's prior and value on the validation games.
+    pub before: crate::records::AgreementFigures,
+    /// The pretrained network's.
+    pub after: crate::records::AgreementFigures,
+    /// The hand-written evaluation's (the baseline).
+    pub heuristic: crate::records::AgreementFigures,
 }
 
 impl RunState {
@@ -345,7 +374,11 @@ pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOp
     .map_err(|e| e.to_string())?;
     let state = RunState {
         iteration: 1,
-        phase: Phase::SelfPlay,
+        phase: if config.pretrain.is_some() {
+            Phase::Pretrain
+        } else {
+            Phase::SelfPlay
+        },
         best: 0,
         latest: 0,
         history: vec![],
@@ -353,6 +386,7 @@ pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOp
             iteration: 1,
             ..Default::default()
         },
+        pretrain: None,
     };
     state.save(dir)?;
     RunLog::new(&run_dir.log_file()).line(
@@ -434,6 +468,11 @@ impl<B: BitSet> Trainer<'_, B> {
             .options
             .stop_after
             .map_or(self.config.iterations, |s| s.min(self.config.iterations));
+        if state.phase == Phase::Pretrain {
+            self.pretrain(&mut state)?;
+            state.phase = Phase::SelfPlay;
+            state.save(self.dir)?;
+        }
         if state.iteration > last {
             self.say(&format!(
                 "nothing to do: the run is at iteration {}, past --stop-after {last}",
@@ -833,6 +872,118 @@ impl<B: BitSet> Trainer<'_, B> {
             }
         }
         all
+    }
+
+    /// Learns the recorded games of `[pretrain]` into the initial network (checkpoint 0),
+    /// measuring its agreement with the validation games' moves before and after. Started
+    /// again from the initial network when interrupted: nothing of it is saved until the end.
+    fn pretrain(&self, state: &mut RunState) -> Result<(), String> {
+        use crate::records::{games_of, read_records, score_evaluator, total, AgreementFigures, Split};
+        let Some(p) = &self.config.pretrain else {
+            return Ok(());
+        };
+        let games =
+            read_records(self.rules, Path::new(&p.records)).map_err(|e| format!("pretrain.records: {e}"))?;
+        let train_games = games_of(&games, Some(Split::Train));
+        let validation = games_of(&games, Some(Split::Validation));
+        let encoder = Encoder::new(self.ruleset);
+        let samples: Vec<Sample> = train_games
+            .iter()
+            .flat_map(|g| g.samples(self.rules, &encoder))
+            .collect();
+        if samples.is_empty() {
+            return Err(format!(
+                "pretrain.records: `{}` holds no training game",
+                p.records
+            ));
+        }
+        let figures = |e: &dyn Evaluator<B>| {
+            AgreementFigures::from(&total(&score_evaluator(self.rules, e, &validation, || ())))
+        };
+        let heuristic = figures(&Heuristic);
+        let before = figures(self.load_net(0, 1)?.as_ref());
+        let t = &self.config.training;
+        let batch_size = p.batch_size.unwrap_or(t.batch_size);
+        let lr = p.learning_rate.unwrap_or(t.learning_rate[0].1);
+        let steps = ((p.epochs as f64 * samples.len() as f64 / batch_size as f64).ceil() as u64).max(1);
+        let device: Device = default_device().autodiff();
+        let (model, _) =
+            load_checkpoint(&self.run_dir.checkpoint(0), self.ruleset, &device).map_err(|e| e.to_string())?;
+        let optim = AdamWConfig::new().with_weight_decay(t.weight_decay).init();
+        let mut learner = Learner::new(model, optim, LossConfig::new().with_value_weight(p.value_weight));
+        let mut rng = ChaCha8Rng::seed_from_u64(game_seed(self.config.seed ^ 0x9E7A, 0));
+        let syms = encoder.symmetries().to_vec();
+        self.say(&format!(
+            "pretraining on {} recorded games ({} positions; {} validation games held out): {steps} steps of {batch_size}",
+            train_games.len(),
+            samples.len(),
+            validation.len()
+        ));
+        let bar = self.bar(steps, "pretraining");
+        let t0 = Instant::now();
+        for step in 0..steps {
+            let batch: Vec<Sample> = (0..batch_size)
+                .map(|_| {
+                    let s = &samples[rng.random_range(0..samples.len())];
+                    let sym = syms[rng.random_range(0..syms.len())];
+                    if sym == 0 {
+                        s.clone()
+                    } else {
+                        s.transformed(&encoder, sym)
+                    }
+                })
+                .collect();
+            let l = learner.step(&Batch::new(&encoder, &batch, &device), lr);
+            if !l.total.is_finite() {
+                return Err(format!(
+                    "pretraining diverged at step {} of {steps} (loss {}) at learning rate {lr}; nothing was saved: lower `pretrain.learning_rate` in {}/config.toml and resume",
+                    step + 1,
+                    l.total,
+                    self.dir.display()
+                ));
+            }
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        let seconds = t0.elapsed().as_secs_f64();
+        if let Some(param) = tafl_nn::non_finite_parameter(learner.model()) {
+            return Err(format!(
+                "pretraining diverged: parameter `{param}` is not a finite number; nothing was saved: lower `pretrain.learning_rate` in {}/config.toml and resume",
+                self.dir.display()
+            ));
+        }
+        save_checkpoint(
+            &self.run_dir.checkpoint(0),
+            &learner.inference_model(),
+            &Manifest::new(self.ruleset, &net_config(self.config, self.ruleset), steps),
+        )
+        .map_err(|e| e.to_string())?;
+        let after = figures(self.load_net(0, 1)?.as_ref());
+        self.say(&format!(
+            "pretrained in {seconds:.0} s: on {} validation games the prior's top-1 agreement with the move played went {:.3} -> {:.3} (top-3 {:.3} -> {:.3}; hand-written {:.3}, top-3 {:.3}), value log-loss {:.3} -> {:.3} (hand-written {:.3})",
+            validation.len(),
+            before.top1,
+            after.top1,
+            before.top3,
+            after.top3,
+            heuristic.top1,
+            heuristic.top3,
+            before.log_loss,
+            after.log_loss,
+            heuristic.log_loss
+        ));
+        state.pretrain = Some(PretrainSummary {
+            records: p.records.clone(),
+            train_games: train_games.len(),
+            train_samples: samples.len(),
+            validation_games: validation.len(),
+            steps,
+            seconds,
+            before,
+            after,
+            heuristic,
+        });
+        Ok(())
     }
 
     fn train(&self, state: &mut RunState) -> Result<(), String> {

@@ -570,6 +570,7 @@ mod tests {
             latest: 0,
             history,
             current: IterationSummary::default(),
+            pretrain: None,
         }
     }
 
