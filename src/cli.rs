@@ -111,6 +111,11 @@ struct TrainArgs {
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
+    /// Do not install ONNX Runtime where it is missing: self-play then evaluates through
+    /// burn, about 3x slower (by default a first run installs it with
+    /// scripts/install-onnxruntime.sh, PyPI's onnxruntime into target/onnx-venv).
+    #[arg(long)]
+    no_install: bool,
 }
 
 /// The arguments of `tafl rules`.
@@ -646,6 +651,11 @@ pub enum Framing {
 
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<(), String> {
+    if let Command::Train(args) = &cli.command {
+        if cli.inference == tafl_nn::Inference::Auto && !args.no_install {
+            crate::fast_path::install_if_missing();
+        }
+    }
     cli.inference.resolve().map_err(|e| format!("--inference: {e}"))?;
     tafl_nn::Inference::set_process_default(cli.inference);
     match cli.command {
@@ -675,6 +685,7 @@ impl TrainArgs {
             resume,
             stop_after,
             quiet,
+            no_install: _,
         } = self;
         let options = tafl_trainer::TrainOptions { stop_after, quiet };
         if let Some(dir) = resume {

@@ -6,6 +6,7 @@ mod bench;
 mod cli;
 mod common;
 mod export_cmd;
+mod fast_path;
 mod htp_cmd;
 mod otep_cmd;
 mod perft_cmd;

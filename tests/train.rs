@@ -288,3 +288,49 @@ fn the_suite_start_config_reads_its_training_suite_from_the_repository_root() {
         assert!(!loaded.positions(&r).unwrap().is_empty(), "{suite}");
     }
 }
+
+#[test]
+fn the_first_train_on_a_fresh_machine_installs_the_fast_path() {
+    // A fresh machine: the ONNX Runtime environment named is empty, and it is the only place
+    // looked.
+    let dir = temp_dir("fast-path");
+    let venv = dir.join("venv");
+    let tiny = format!("{}/configs/train/tiny.toml", env!("CARGO_MANIFEST_DIR"));
+    let run = |name: &str, extra: &[&str]| {
+        let out = tafl()
+            .env("TAFL_ONNX_VENV", &venv)
+            .env_remove("ORT_DYLIB_PATH")
+            .args([
+                "train",
+                &tiny,
+                "--out",
+                dir.join(name).to_str().unwrap(),
+                "--quiet",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{err}");
+        err
+    };
+    let err = run("skip", &["--stop-after", "1", "--no-install"]);
+    assert!(!err.contains("installing"), "{err}");
+    assert!(
+        err.contains("the slow path"),
+        "burn evaluates, and says so: {err}"
+    );
+    assert!(!venv.exists());
+    let err = run("first", &["--stop-after", "1"]);
+    assert!(
+        err.contains("installing ONNX Runtime") && err.contains("ONNX Runtime installed"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("the slow path"),
+        "self-play runs through ONNX Runtime: {err}"
+    );
+    let err = run("again", &["--stop-after", "0"]);
+    assert!(!err.contains("installing"), "once installed, never again: {err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

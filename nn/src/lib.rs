@@ -62,7 +62,9 @@ pub use error::NnError;
 pub use inference::{softmax, BatchConfig, EvalStats, NetEvaluator};
 pub use model::{GlobalPoolBias, NetConfig, NetOutput, PolicyHead, ResBlock, TaflNet, ValueHead};
 pub use onnx::{onnx_model, ONNX_BATCH_AXIS, ONNX_INPUT, ONNX_MOVES_LEFT, ONNX_OPSET, ONNX_POLICY, ONNX_WDL};
-pub use onnxruntime::{onnxruntime_library, Inference, OnnxNet, OnnxOutput, ONNXRUNTIME_HINT};
+pub use onnxruntime::{
+    find_onnxruntime_library, onnxruntime_library, Inference, OnnxNet, OnnxOutput, ONNXRUNTIME_HINT,
+};
 pub use speed::{forward_rate, peak_gflops};
 pub use train::{
     loss, non_finite_parameter, with_stable_param_ids, Batch, Learner, LossConfig, LossValues, Losses,

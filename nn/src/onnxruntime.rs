@@ -11,7 +11,7 @@
 //! Where the library is looked for, first match wins:
 //! 1. `ORT_DYLIB_PATH` (the `ort` crate's variable), when set: that file only;
 //! 2. the `onnxruntime` package of the virtual environment `TAFL_ONNX_VENV` (the install
-//!    script's variable), when set;
+//!    script's variable), when set: that environment only;
 //! 3. `target/onnx-venv` of the working directory, of any folder above the executable (a
 //!    binary built in `target/release` finds `target/onnx-venv`), and of the source tree the
 //!    binary was built from.
@@ -138,6 +138,13 @@ pub fn onnxruntime_library() -> Result<PathBuf, NnError> {
     runtime().map(|r| r.library.clone())
 }
 
+/// Where the ONNX Runtime library would be loaded from, looked up now without loading it
+/// (unlike [`onnxruntime_library`], whose first answer holds for the process): for a host that
+/// installs the library when it is missing, before anything loads it.
+pub fn find_onnxruntime_library() -> Result<PathBuf, String> {
+    find_library()
+}
+
 /// How to get the fast path where the library is missing; for the one line a fallback prints.
 pub const ONNXRUNTIME_HINT: &str =
     "run scripts/install-onnxruntime.sh (PyPI onnxruntime into target/onnx-venv) or set ORT_DYLIB_PATH";
@@ -153,7 +160,14 @@ fn find_library() -> Result<PathBuf, String> {
     }
     let mut venvs: Vec<PathBuf> = Vec::new();
     if let Some(v) = std::env::var_os("TAFL_ONNX_VENV").filter(|p| !p.is_empty()) {
-        venvs.push(v.into());
+        // The environment named is the only one: a user who says where it is means it.
+        let venv = PathBuf::from(v);
+        return library_in_venv(&venv).ok_or_else(|| {
+            format!(
+                "TAFL_ONNX_VENV={}: no onnxruntime package with its library there",
+                venv.display()
+            )
+        });
     }
     if let Ok(dir) = std::env::current_dir() {
         venvs.push(dir.join("target").join("onnx-venv"));
