@@ -587,6 +587,10 @@ struct EngineArgs {
     /// `--server`: join this pending game instead of creating games, and stop after it.
     #[arg(long, value_name = "ID", requires = "server")]
     join: Option<u64>,
+    /// `htp`: play on to the end instead of resigning once the search proves every move
+    /// lost (a lost side plays the move that resists longest either way).
+    #[arg(long)]
+    no_resign: bool,
     /// The AI's thinking time and search threads (default: the level's, on every core).
     #[command(flatten)]
     think: crate::thinking::ThinkArgs,
@@ -979,6 +983,7 @@ impl EngineArgs {
             rated,
             games,
             join,
+            no_resign,
             think,
         } = self;
         let player = match (player, level) {
@@ -1017,6 +1022,7 @@ impl EngineArgs {
                     };
                     let opts = crate::server_bot::BotOptions {
                         server,
+                        resign: !no_resign,
                         name: user.unwrap_or_default(),
                         password: password
                             .or_else(|| std::env::var("TAFL_SERVER_PASSWORD").ok())
@@ -1031,8 +1037,8 @@ impl EngineArgs {
                     return crate::server_bot::run(&rs, &player, seed, &opts);
                 }
                 match host {
-                    Some(h) => crate::htp_cmd::run_tcp(&rs, &player, seed, framing, &h),
-                    None => crate::htp_cmd::run(&rs, &player, seed, framing),
+                    Some(h) => crate::htp_cmd::run_tcp(&rs, &player, seed, framing, &h, !no_resign),
+                    None => crate::htp_cmd::run(&rs, &player, seed, framing, !no_resign),
                 }
             }
         }

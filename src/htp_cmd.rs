@@ -20,12 +20,18 @@ const PROTOCOL_VERSION: &str = "1-beta";
 pub const SERVER_PORT: u16 = 49152;
 
 /// Reads HTP commands from stdin until `quit` or the end of input.
-pub fn run(rs: &Ruleset, player: &Resolved, seed: u64, framing: Framing) -> Result<(), String> {
-    with_board!(rs, B, rules => serve::<B>(rules, player, seed, framing))
+pub fn run(rs: &Ruleset, player: &Resolved, seed: u64, framing: Framing, resign: bool) -> Result<(), String> {
+    with_board!(rs, B, rules => serve::<B>(rules, player, seed, framing, resign))
 }
 
-fn serve<B: BitSet>(rules: Rules<B>, player: &Resolved, seed: u64, framing: Framing) -> Result<(), String> {
-    let mut session = Session::new(rules, player, seed, framing)?;
+fn serve<B: BitSet>(
+    rules: Rules<B>,
+    player: &Resolved,
+    seed: u64,
+    framing: Framing,
+    resign: bool,
+) -> Result<(), String> {
+    let mut session = Session::new(rules, player, seed, framing, resign)?;
     let mut out = std::io::stdout().lock();
     crate::common::each_line(|line| {
         let (reply, quit) = session.handle(line);
@@ -54,15 +60,20 @@ pub struct Session<B: BitSet> {
     own_limit: ThinkingLimit,
     /// Whether the clock replaces that limit (levels) or only caps it (an explicit spec).
     follow_clock: bool,
+    /// Whether `generate_move` resigns once the search proves every move lost.
+    resign_when_lost: bool,
 }
 
 impl<B: BitSet> Session<B> {
-    /// A session with `player` under `rules`, answering with `framing`.
+    /// A session with `player` under `rules`, answering with `framing`; with
+    /// `resign_when_lost`, `generate_move` answers `play ROLE resigns` once the search proves
+    /// that every move loses (before that, a lost side plays the move that resists longest).
     pub fn new(
         rules: Rules<B>,
         player: &Resolved,
         seed: u64,
         framing: Framing,
+        resign_when_lost: bool,
     ) -> Result<Session<B>, String> {
         let resolved_follows = player.follow_clock;
         let player = build(player, seed, &rules).map_err(|e| format!("player {}: {e}", player.label))?;
@@ -76,6 +87,7 @@ impl<B: BitSet> Session<B> {
             resigned: None,
             time_control: None,
             clock: None,
+            resign_when_lost,
         })
     }
 
@@ -174,12 +186,17 @@ impl<B: BitSet> Session<B> {
         self.player
             .host_clock(self.clock, self.own_limit, self.follow_clock);
         let t0 = std::time::Instant::now();
-        let (mv, _) = self
+        let (mv, result) = self
             .player
             .choose(&self.rules, &self.game)
             .ok_or("no legal move")?;
         if let Some(c) = &mut self.clock {
             c.spend(t0.elapsed());
+        }
+        let proven_lost = result.is_some_and(|r| r.proven == Some(tafl_engine::Proven::Loss));
+        if self.resign_when_lost && proven_lost {
+            self.resigned = Some(to_move);
+            return Ok(format!("play {} resigns", Role::of(to_move).name()));
         }
         self.game
             .play(&self.rules, mv)
@@ -372,9 +389,10 @@ pub fn run_tcp(
     seed: u64,
     framing: Framing,
     host: &str,
+    resign: bool,
 ) -> Result<(), String> {
     let address = host_address(host);
-    with_board!(rs, B, rules => relay::<B>(rules, player, seed, framing, &address))
+    with_board!(rs, B, rules => relay::<B>(rules, player, seed, framing, &address, resign))
 }
 
 fn relay<B: BitSet>(
@@ -383,8 +401,9 @@ fn relay<B: BitSet>(
     seed: u64,
     framing: Framing,
     address: &str,
+    resign: bool,
 ) -> Result<(), String> {
-    let mut session = Session::new(rules, player, seed, framing)?;
+    let mut session = Session::new(rules, player, seed, framing, resign)?;
     let mut failures = 0u32;
     loop {
         let stream = match TcpStream::connect(address) {
@@ -456,7 +475,44 @@ mod tests {
     fn session(framing: Framing) -> Session<u128> {
         let rules = Rules::new(&Ruleset::builtin("brandubh")).unwrap_or_else(|e| panic!("{e}"));
         let player = tafl_lab::players::resolve("random").unwrap_or_else(|e| panic!("{e}"));
-        Session::new(rules, &player, 1, framing).unwrap_or_else(|e| panic!("{e}"))
+        Session::new(rules, &player, 1, framing, true).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Attackers to move with the king on a4 and both a-file corners open: they can close
+    /// only one, so every move loses in two plies.
+    fn lost_for_the_attackers(resign: bool) -> Session<u128> {
+        let rules = Rules::new(&Ruleset::builtin("brandubh")).unwrap_or_else(|e| panic!("{e}"));
+        let player = tafl_lab::players::resolve("mcts:heuristic:400").unwrap_or_else(|e| panic!("{e}"));
+        let pos = tafl_engine::Position::from_diagram(
+            &rules,
+            "
+            7 # . . . . . #
+            6 . . . . . . .
+            5 . . . . . . .
+            4 K . . . . . .
+            3 . . . . . . .
+            2 . . . . . . A
+            1 # . . . D . #
+              a b c d e f g",
+            Side::Attackers,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut s = Session::new(rules, &player, 1, Framing::Htp, resign).unwrap_or_else(|e| panic!("{e}"));
+        s.game = Game::from_position(&s.rules, pos);
+        s
+    }
+
+    #[test]
+    fn a_proven_loss_is_resigned_unless_told_to_play_on() {
+        let mut s = lost_for_the_attackers(true);
+        assert_eq!(say(&mut s, "generate_move attacker"), "= play attacker resigns\n");
+        assert_eq!(say(&mut s, "final_status"), "= defender_wins\n");
+        let mut s = lost_for_the_attackers(false);
+        let answer = say(&mut s, "generate_move attacker");
+        assert!(
+            answer.starts_with("= play attacker ") && !answer.contains("resigns"),
+            "{answer}"
+        );
     }
 
     fn say(s: &mut Session<u128>, line: &str) -> String {
@@ -472,7 +528,7 @@ mod tests {
             tafl_lab::players::resolve("mcts:heuristic:3000000").unwrap_or_else(|e| panic!("{e}"));
         // As a level: the clock replaces its budget.
         player.follow_clock = true;
-        let mut s = Session::new(rules, &player, 1, Framing::Htp).unwrap_or_else(|e| panic!("{e}"));
+        let mut s = Session::new(rules, &player, 1, Framing::Htp, true).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(say(&mut s, "time_settings fischer 4000 1"), "= \n");
         // Three million simulations by the spec would take minutes; the clock's share is a
         // small part of 4 s.

@@ -30,6 +30,8 @@ pub enum SideChoice {
 pub struct BotOptions {
     /// `HOST[:PORT]` (port 49152 unless given).
     pub server: String,
+    /// Resign once the search proves every move lost.
+    pub resign: bool,
     /// The account.
     pub name: String,
     /// Its password.
@@ -276,7 +278,7 @@ fn play<B: BitSet>(rules: Rules<B>, player: &Resolved, seed: u64, opts: &BotOpti
             opts.name,
             ours.name()
         );
-        let result = play_game(&mut conn, &rules, player, seed ^ id, id, ours, time)?;
+        let result = play_game(&mut conn, &rules, player, seed ^ id, id, ours, time, opts.resign)?;
         played += 1;
         let said = match result {
             Some(w) if w == ours => {
@@ -302,6 +304,7 @@ fn play<B: BitSet>(rules: Rules<B>, player: &Resolved, seed: u64, opts: &BotOpti
 
 /// One game, from its start to its end as the server says it: the winner, or `None` for a
 /// draw.
+#[allow(clippy::too_many_arguments)]
 fn play_game<B: BitSet>(
     conn: &mut Connection,
     rules: &Rules<B>,
@@ -310,8 +313,9 @@ fn play_game<B: BitSet>(
     id: GameId,
     ours: Role,
     time: TimeControl,
+    resign: bool,
 ) -> Result<Option<Role>, String> {
-    let mut session = Session::new(rules.clone(), player, seed, Framing::Htp)?;
+    let mut session = Session::new(rules.clone(), player, seed, Framing::Htp, resign)?;
     let htp = |session: &mut Session<B>, command: &str| -> Result<String, String> {
         let (answer, _) = session.handle(command);
         let answer = answer.unwrap_or_default();
@@ -348,8 +352,14 @@ fn play_game<B: BitSet>(
                         continue;
                     }
                 };
-                // `play ROLE FROM TO`, squares in upper case.
+                // `play ROLE FROM TO`, squares in upper case; or `play ROLE resigns` once our
+                // search proves the game lost.
                 let w: Vec<&str> = answer.split_whitespace().collect();
+                if w.get(2) == Some(&"resigns") {
+                    eprintln!("server: game {id}: every move loses: resigning");
+                    conn.send(&ClientLine::Resign { game: id, role: ours })?;
+                    continue;
+                }
                 let [_, _, from, to] = w.as_slice() else {
                     return Err(format!("game {id}: the engine answered `{answer}`"));
                 };

@@ -147,9 +147,67 @@ fn solver_proves_a_three_ply_forced_win() {
             Some(Outcome::win(Side::Defenders, Reason::Escape))
         );
     }
-    // And from the attackers' side after the king's move, the loss is proven.
+    // And from the attackers' side after the king's move, the loss is proven, two plies
+    // away whatever they play.
     let res3 = search(&r, &game, config, &Uniform);
     assert_eq!(res3.proven, Some(Proven::Loss));
+    assert!(
+        res3.moves.iter().all(|m| m.plies_to_end == Some(2)),
+        "{:?}",
+        res3.moves
+    );
+    // The winner's move is proven three plies from the end.
+    let chosen = res.moves.iter().find(|m| m.mv == res.best).unwrap();
+    assert_eq!(chosen.plies_to_end, Some(3));
+}
+
+/// Once every move loses, the search resists longest; with wins, it takes the quickest.
+#[test]
+fn a_lost_side_resists_longest_and_a_winner_wins_soonest() {
+    let stat = |to: Sq, visits: u32, proven: Proven, plies: u32| MoveStat {
+        mv: Move { from: 0, to },
+        visits,
+        q: proven.value(),
+        prior: 0.25,
+        proven: Some(proven),
+        plies_to_end: Some(plies),
+    };
+    let result = |moves: Vec<MoveStat>| SearchResult {
+        best: moves[0].mv,
+        policy: vec![0.25; moves.len()],
+        moves,
+        value: 0.0,
+        proven: None,
+        pv: vec![],
+        simulations: 10,
+    };
+    let lost = vec![
+        stat(1, 50, Proven::Loss, 2),
+        stat(2, 5, Proven::Loss, 6),
+        stat(3, 30, Proven::Loss, 4),
+    ];
+    let won = vec![
+        stat(1, 50, Proven::Win, 5),
+        stat(2, 5, Proven::Win, 3),
+        stat(3, 30, Proven::Loss, 2),
+    ];
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1);
+    for temperature in [0.0, 1.0] {
+        let merged = merge_results(
+            vec![result(lost.clone()), result(lost.clone())],
+            temperature,
+            &mut rng,
+        )
+        .unwrap();
+        assert_eq!(merged.best.to, 2, "the loss six plies away, though least visited");
+        let merged = merge_results(
+            vec![result(won.clone()), result(won.clone())],
+            temperature,
+            &mut rng,
+        )
+        .unwrap();
+        assert_eq!(merged.best.to, 2, "the win in three");
+    }
 }
 
 #[test]
@@ -758,6 +816,7 @@ fn the_chosen_move_ranks_first_whatever_the_visits() {
         q,
         prior: 0.1,
         proven: None,
+        plies_to_end: None,
     };
     let moves = vec![
         stat(1, 25, 0.2),

@@ -84,7 +84,12 @@ struct Node {
     mv: Move,
     prior: f32,
     visits: u32,
-    in_flight: u32,
+    /// Simulations on their way through (virtual loss): at most the leaves of one batch of
+    /// every search thread, far below 65,535.
+    in_flight: u16,
+    /// With `proven`: plies from here to the end under the solver's best play, the winner
+    /// ending it soonest and the loser resisting longest (0 at the end of the game).
+    plies_to_end: u16,
     value_sum: f32,
     first_child: u32,
     num_children: u32,
@@ -100,6 +105,7 @@ impl Node {
             prior,
             visits: 0,
             in_flight: 0,
+            plies_to_end: 0,
             value_sum: 0.0,
             first_child: 0,
             num_children: 0,
@@ -132,6 +138,9 @@ pub struct MoveStat {
     pub prior: f32,
     /// Proven result of this move for the side to move at the root.
     pub proven: Option<Proven>,
+    /// With `proven`: plies from the root to the end of the game after this move under the
+    /// solver's best play (the winner ending it soonest, the loser resisting longest).
+    pub plies_to_end: Option<u32>,
 }
 
 /// The result of a search.
@@ -156,9 +165,10 @@ pub struct SearchResult {
 
 impl SearchResult {
     /// Indices into `moves`, best first, as the search ranks them: the move it chose
-    /// ([`SearchResult::best`]) first; then proven wins; then by the improved policy (visits
-    /// under PUCT, the completed-Q policy under the Gumbel root, whose sequential halving
-    /// leaves its candidates with equal visits), then by value; proven losses last.
+    /// ([`SearchResult::best`]) first; then proven wins, the quickest first; then by the
+    /// improved policy (visits under PUCT, the completed-Q policy under the Gumbel root, whose
+    /// sequential halving leaves its candidates with equal visits), then by value; proven
+    /// losses last, the longest resistance first.
     pub fn ranked(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.moves.len()).collect();
         let key = |i: usize| {
@@ -168,9 +178,20 @@ impl SearchResult {
             )
         };
         let policy = |i: usize| self.policy.get(i).copied().unwrap_or(0.0);
+        // Among proven results: the quickest win first, the longest resistance first.
+        let soon = |i: usize| {
+            let m = &self.moves[i];
+            let plies = i64::from(m.plies_to_end.unwrap_or(0));
+            match m.proven {
+                Some(Proven::Win) => -plies,
+                Some(Proven::Loss) => plies,
+                _ => 0,
+            }
+        };
         order.sort_by(|&a, &b| {
             key(b)
                 .cmp(&key(a))
+                .then(soon(b).cmp(&soon(a)))
                 .then(policy(b).total_cmp(&policy(a)))
                 .then(self.moves[b].visits.cmp(&self.moves[a].visits))
                 .then(self.moves[b].q.total_cmp(&self.moves[a].q))
@@ -641,7 +662,7 @@ impl<B: BitSet> Search<B> {
                 State::Unexpanded => {
                     self.nodes[node].state = State::Pending;
                     for &p in &path {
-                        self.nodes[p].in_flight += 1;
+                        self.nodes[p].in_flight = self.nodes[p].in_flight.saturating_add(1);
                     }
                     return Descent::Leaf(PendingLeaf { path, game });
                 }
@@ -669,7 +690,7 @@ impl<B: BitSet> Search<B> {
     /// PUCT choice among the children of an expanded node.
     fn select(&self, node: usize) -> usize {
         let n = &self.nodes[node];
-        let parent_n = (n.visits + n.in_flight).max(1) as f32;
+        let parent_n = (n.visits + u32::from(n.in_flight)).max(1) as f32;
         let sqrt_n = parent_n.sqrt();
         let parent_q = if n.visits > 0 { -n.q() } else { 0.0 };
         let fpu = parent_q - self.config.fpu_reduction;
@@ -696,7 +717,7 @@ impl<B: BitSet> Search<B> {
                     continue;
                 }
             }
-            let seen = ch.visits + ch.in_flight;
+            let seen = ch.visits + u32::from(ch.in_flight);
             let q = if seen == 0 {
                 fpu
             } else {
@@ -732,6 +753,7 @@ impl<B: BitSet> Search<B> {
         n.state = State::Expanded;
         if wins && self.config.solver {
             n.proven = Some(Proven::Loss);
+            n.plies_to_end = 1;
             return 1.0;
         }
         if count == 0 {
@@ -762,7 +784,9 @@ impl<B: BitSet> Search<B> {
     }
 
     /// Sets a node's proven result from its children: one winning move proves a win, all
-    /// moves losing (or drawing at best) prove a loss (or a draw).
+    /// moves losing (or drawing at best) prove a loss (or a draw). The distance to the end
+    /// follows best play: the quickest win known, or the longest resistance when every move
+    /// loses.
     fn update_proven(&mut self, i: usize) {
         let n = &self.nodes[i];
         if n.proven.is_some() || n.state != State::Expanded || n.num_children == 0 {
@@ -770,19 +794,30 @@ impl<B: BitSet> Search<B> {
         }
         let mut all = true;
         let mut best = Proven::Loss;
+        let mut quickest_win: Option<u16> = None;
+        let mut longest_loss = 0u16;
         for c in n.children() {
-            match self.nodes[c].proven {
+            let ch = &self.nodes[c];
+            match ch.proven {
                 Some(Proven::Win) => {
-                    self.nodes[i].proven = Some(Proven::Loss);
-                    return;
+                    quickest_win = Some(quickest_win.map_or(ch.plies_to_end, |q| q.min(ch.plies_to_end)));
                 }
                 // Keep looking: a later child may still be a proven win.
                 None => all = false,
-                Some(p) => best = best.max(p),
+                Some(p) => {
+                    best = best.max(p);
+                    if p == Proven::Loss {
+                        longest_loss = longest_loss.max(ch.plies_to_end);
+                    }
+                }
             }
         }
-        if all {
+        if let Some(q) = quickest_win {
+            self.nodes[i].proven = Some(Proven::Loss);
+            self.nodes[i].plies_to_end = q.saturating_add(1);
+        } else if all {
             self.nodes[i].proven = Some(best.for_opponent());
+            self.nodes[i].plies_to_end = longest_loss.saturating_add(1);
         }
     }
 
@@ -799,6 +834,7 @@ impl<B: BitSet> Search<B> {
                     q: n.q(),
                     prior: n.prior,
                     proven: n.proven,
+                    plies_to_end: n.proven.map(|_| u32::from(n.plies_to_end) + 1),
                 }
             })
             .collect();
@@ -893,16 +929,26 @@ fn visit_policy(moves: &[MoveStat]) -> Vec<f32> {
         .collect()
 }
 
-/// The move a search plays, as an index into `moves`: a proven win first; else the Gumbel
-/// root's choice (`gumbel`); else the most visited move, or with `temperature > 0` a draw
-/// with probability proportional to visits^(1/temperature). A proven loss is chosen only
-/// when every move loses: the choice never prefers a refuted move over a drawing or
-/// unresolved one, even if the move gathered visits before the solver refuted it.
+/// The move a search plays, as an index into `moves`: the quickest proven win first; else
+/// the Gumbel root's choice (`gumbel`); else the most visited move, or with `temperature > 0`
+/// a draw with probability proportional to visits^(1/temperature). A proven loss is chosen
+/// only when every move loses: the choice never prefers a refuted move over a drawing or
+/// unresolved one, even if the move gathered visits before the solver refuted it; and when
+/// every move loses, it resists longest (the loss farthest away, then the most visited).
 fn choose_move(moves: &[MoveStat], gumbel: Option<usize>, temperature: f32, rng: &mut ChaCha8Rng) -> usize {
-    if let Some(w) = moves.iter().position(|m| m.proven == Some(Proven::Win)) {
+    let plies = |i: usize| moves[i].plies_to_end.unwrap_or(u32::MAX);
+    if let Some(w) = (0..moves.len())
+        .filter(|&i| moves[i].proven == Some(Proven::Win))
+        .min_by_key(|&i| (plies(i), std::cmp::Reverse(moves[i].visits)))
+    {
         return w;
     }
     let all_lose = moves.iter().all(|m| m.proven == Some(Proven::Loss));
+    if all_lose {
+        return (0..moves.len())
+            .max_by_key(|&i| (moves[i].plies_to_end.unwrap_or(0), moves[i].visits))
+            .unwrap_or(0);
+    }
     let allowed = |i: usize| all_lose || moves[i].proven != Some(Proven::Loss);
     let most_visited = (0..moves.len())
         .filter(|&i| allowed(i))
@@ -975,7 +1021,10 @@ pub fn merge_results(
             };
             t.visits += m.visits;
             q_sum[i] += m.q as f64 * m.visits as f64;
-            t.proven = t.proven.or(m.proven);
+            if t.proven.is_none() {
+                t.proven = m.proven;
+                t.plies_to_end = m.plies_to_end;
+            }
         }
     }
     for (m, q) in moves.iter_mut().zip(&q_sum) {
