@@ -72,6 +72,11 @@ pub fn load_evaluator(
     ))
 }
 
+/// Evaluations a player's network keeps (about 20 MB on 11x11): positions a search meets
+/// again by another move order, and those of the last moves' trees, cost a lookup instead of a
+/// forward pass.
+pub const PLAY_CACHE_ENTRIES: usize = 1 << 16;
+
 /// Wraps a loaded model in a batched evaluator for up to `callers` concurrent searches.
 pub fn evaluator_from(
     model: TaflNet,
@@ -83,6 +88,7 @@ pub fn evaluator_from(
     let config = BatchConfig {
         callers,
         max_wait: Duration::from_millis(2),
+        cache_entries: PLAY_CACHE_ENTRIES,
         ..BatchConfig::default()
     };
     let name = format!("net:{}@{}", manifest.ruleset_id, manifest.training_step);
