@@ -76,6 +76,9 @@ fn one_search_rate<B: BitSet>(
     use tafl_engine::{Game, ThinkingLimit};
     let moves = 4;
     let limit = ThinkingLimit::MoveTime(std::time::Duration::from_secs_f64(seconds / moves as f64));
+    // Each measurement starts from a fresh network with an empty evaluation cache: the same
+    // moves from the start would otherwise find the previous measurement's evaluations.
+    tafl_lab::players::release_model(tafl_trainer::shipped::SHIPPED_PATH);
     let mut resolved = tafl_lab::players::resolve(spec)?.thinking(limit, Some(threads), threads);
     resolved.parallel = parallel;
     let mut player = tafl_lab::players::build(&resolved, 1, rules)?;
