@@ -404,10 +404,10 @@ fn a_network_plays_the_game_it_was_trained_for_however_the_rules_spell_it() {
 
 #[test]
 fn rules_no_network_fits_play_the_levels_fallback() {
-    let copenhagen = ruleset_to_opentafl(&Ruleset::builtin("copenhagen"));
+    let fetlar = ruleset_to_opentafl(&Ruleset::builtin("fetlar"));
     for level in 3..=5 {
         let mut engine = Engine::at_level(level, None);
-        for text in [OPENTAFL_TABLUT, copenhagen.as_str()] {
+        for text in [OPENTAFL_TABLUT, fetlar.as_str()] {
             engine.plays(text, Side::Attackers);
         }
         let diagnostics = engine.goodbye();
@@ -447,7 +447,7 @@ fn rules_no_network_fits_play_the_levels_fallback() {
     )
     .expect("write");
     let mut engine = Engine::at_level(1, Some(&levels));
-    engine.plays(&copenhagen, Side::Attackers);
+    engine.plays(&fetlar, Side::Attackers);
     let diagnostics = engine.goodbye();
     assert!(diagnostics.contains("mcts:heuristic:20"), "{diagnostics}");
     std::fs::remove_dir_all(&dir).expect("clean up");

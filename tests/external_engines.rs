@@ -47,7 +47,13 @@ fn arena(a: &str, b: &str, extra: &[&str]) -> String {
     assert!(out.contains("4 games in colour-swapped pairs"), "{out}");
     let (w, d, l) = totals(&out);
     assert_eq!(w + d + l, 4, "{out}");
-    assert!(!out.contains("ended outside the rules"), "{out}");
+    // A program may resign a proven loss (our HTP engine does); nothing else may end a game
+    // outside the rules.
+    let outside: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("game "))
+        .collect();
+    assert!(outside.iter().all(|l| l.ends_with("it resigned")), "{out}");
     out
 }
 

@@ -43,21 +43,18 @@ fn each_shipped_model_analyses_positions_of_its_rules() {
 
 #[test]
 fn no_model_is_offered_for_rules_it_was_not_trained_under() {
-    // Copenhagen is Hnefatafl's board with other rules: the hnefatafl model must not pass.
-    let (ok, _, err) = tafl(&["analyze", "--rules", "copenhagen", "--model", "shipped"], "");
+    // Fetlar is Hnefatafl's board with other rules: neither 11x11 model may pass.
+    let (ok, _, err) = tafl(&["analyze", "--rules", "fetlar", "--model", "shipped"], "");
     assert!(!ok);
-    assert!(
-        err.contains("no shipped model for the rules `copenhagen`"),
-        "{err}"
-    );
-    assert!(err.contains("brandubh, hnefatafl, tablut"), "{err}");
+    assert!(err.contains("no shipped model for the rules `fetlar`"), "{err}");
+    assert!(err.contains("brandubh, copenhagen, hnefatafl, tablut"), "{err}");
     let (ok, _, err) = tafl(
         &[
             "arena",
             "mcts:model=shipped:4",
             "random",
             "--rules",
-            "copenhagen",
+            "fetlar",
             "--games",
             "2",
         ],
@@ -70,20 +67,12 @@ fn no_model_is_offered_for_rules_it_was_not_trained_under() {
 fn a_network_level_falls_back_to_its_classic_player_under_rules_with_no_model() {
     // configs/levels.toml: every network level names a fallback, so the levels play any rules.
     let (ok, out, err) = tafl(
-        &[
-            "arena",
-            "level:3",
-            "random",
-            "--rules",
-            "copenhagen",
-            "--games",
-            "2",
-        ],
+        &["arena", "level:3", "random", "--rules", "fetlar", "--games", "2"],
         "",
     );
     assert!(ok, "{err}");
     assert!(
-        out.contains("no shipped model for `copenhagen`: mcts:heuristic:"),
+        out.contains("no shipped model for `fetlar`: mcts:heuristic:"),
         "the report names what played: {out}"
     );
     // Under rules with a model, the same level is the network.

@@ -49,12 +49,14 @@ const OTHER_GAMES: &[(&str, &str)] = &[(
 /// edge-escape "Tablut"), and the same game spelled another way (an OpenTafl rules string,
 /// a file of one's own) gets the model.
 ///
-/// One difference is let through: rules whose third repetition is a draw get the model of the
-/// same game with repetitions ignored. OpenTafl has no "ignore": hosting our Brandubh (and any
-/// rules with `repetition = "ignore"`) it sends them back with its default, a draw, and the
-/// game would otherwise lose its network. The moves are the same; only a third occurrence
-/// ends the game, which the search sees from the rules in play, while the network is fed the
-/// position as in its training (see [`load_evaluator`]).
+/// One difference is let through: what a repetition does. Rules that differ from a model's
+/// only there get the model. OpenTafl has no "ignore": hosting our Brandubh (and any rules
+/// with `repetition = "ignore"`) it sends them back with its default, a draw, and the game
+/// would otherwise lose its network; hnefatafl.org's Copenhagen forbids the defenders to
+/// repeat a board where ours makes it their loss. The moves are the same but for the few a
+/// repetition rule forbids, which the search sees from the rules in play, as it sees what a
+/// repetition ends; the network is fed the position as in its training (see
+/// [`load_evaluator`]).
 pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), String> {
     for m in SHIPPED {
         if let Ok(own) = m.ruleset() {
@@ -73,16 +75,12 @@ pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), 
             }
         }
     }
-    if ruleset.file.repetition == tafl_engine::Repetition::Draw {
-        let mut ignoring = ruleset.clone();
-        ignoring.file.repetition = tafl_engine::Repetition::Ignore;
-        for m in SHIPPED {
-            if let Ok(own) = m.ruleset() {
-                if own.file.repetition == tafl_engine::Repetition::Ignore
-                    && crate::models::same_game(&own, &ignoring)
-                {
-                    return Ok((m, own));
-                }
+    for m in SHIPPED {
+        if let Ok(own) = m.ruleset() {
+            let mut alike = ruleset.clone();
+            alike.file.repetition = own.file.repetition;
+            if crate::models::same_game(&own, &alike) {
+                return Ok((m, own));
             }
         }
     }
@@ -129,7 +127,7 @@ mod tests {
 
     #[test]
     fn models_are_matched_by_the_game_not_the_name() {
-        for id in ["brandubh", "tablut", "hnefatafl"] {
+        for id in ["brandubh", "tablut", "hnefatafl", "copenhagen"] {
             let ours = Ruleset::builtin(id);
             let (m, own) = for_rules(&ours).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(m.name, id);
@@ -148,7 +146,11 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{e}"));
             assert!(for_rules(&other).is_err(), "{id} with a weak king");
         }
-        assert!(for_rules(&Ruleset::builtin("copenhagen")).is_err());
+        assert!(for_rules(&Ruleset::builtin("fetlar")).is_err());
+        // hnefatafl.org's house rules differ from Copenhagen's only in what a repetition does
+        // (and a turn limit, which no network sees).
+        let house = Ruleset::builtin("copenhagen-hnefatafl-org");
+        assert_eq!(for_rules(&house).map(|(m, _)| m.name), Ok("copenhagen"));
         let opentafl_tablut = ruleset_from_opentafl(
             "dim:9 name:Tablut esc:e atkf:y ks:c nj:n cor: cens: cenh: start:/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/",
         )
