@@ -71,6 +71,18 @@ enum Command {
     /// balance-vs-strength.md, .csv, .json and .png: does the ruleset stay balanced as the
     /// players improve?
     Balance(BalanceArgs),
+    /// Search the rules' levers for variants under which skilled play is even, and check that
+    /// they stay even as the players get stronger.
+    ///
+    /// The variants are the base rules with at most --max-changes of the --levers moved. Each
+    /// is played by the --skilled player against itself (the exploration rule of the balance
+    /// study) in rounds of doubling size; after each round, variants surely farther from even
+    /// than --finalists others, or mostly undecided, are dropped, and the rest are played until
+    /// their 95% interval is within --precision. The closest --finalists are measured again
+    /// with each of --strengths. Writes rebalance.md, .csv, .json, rebalance-vs-strength.png,
+    /// the best variant as best.toml (ready for --rules) and its rules panel to --out.
+    /// Interrupted (Ctrl-C), the same command resumes from the state in --out.
+    Rebalance(RebalanceArgs),
     /// Play as an external engine for another program over stdin and stdout: `--protocol otep`
     /// speaks the OpenTafl Engine Protocol (OpenTafl sends the rules, the engine answers
     /// `play` with `move`, `analyze` with `analysis`); `--protocol htp` (alias `gtp`) the
@@ -674,6 +686,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Arena(args) => args.run(),
         Command::Openings(args) => args.run(),
         Command::Balance(args) => args.run(),
+        Command::Rebalance(args) => args.run(),
         Command::Engine(args) => args.run(),
         Command::Export(args) => args.run(),
         Command::Bench(args) => args.run(),
@@ -901,6 +914,114 @@ impl ArenaArgs {
         crate::arena_cmd::run(&rs, &a, &b, &settings, threads)?;
         println!("rerun: {rerun}");
         Ok(())
+    }
+}
+
+/// The arguments of `tafl rebalance`.
+#[derive(clap::Args, Debug)]
+struct RebalanceArgs {
+    /// The base rules: a ruleset id or a rules file.
+    #[arg(long)]
+    rules: String,
+    /// The levers: comma-separated knobs, each alone (every value but the base's) or with the
+    /// values to try, `knob=a|b`. Default: first, king_armed, king_capture, escape,
+    /// corner_hostile, empty_throne_hostile, shieldwall, exit_fort, encirclement, repetition.
+    #[arg(long, value_name = "KNOB[=A|B],...")]
+    levers: Option<String>,
+    /// At most this many levers moved at once in a variant.
+    #[arg(long, default_value_t = 2)]
+    max_changes: u32,
+    /// The racing player, both sides: `level:N` or a spec. Default: the hand-written search
+    /// at 100 simulations (the same player under every variant).
+    #[arg(long, default_value = tafl_lab::balance::rebalance::DEFAULT_SKILLED)]
+    skilled: String,
+    /// The stronger players the finalists are measured again with (comma separated).
+    #[arg(long, value_delimiter = ',', default_value = tafl_lab::balance::rebalance::DEFAULT_STRENGTHS)]
+    strengths: Vec<String>,
+    /// Each ply, the side to move plays a uniformly random legal move with this probability.
+    #[arg(long, default_value_t = tafl_lab::balance::DEFAULT_EXPLORATION)]
+    exploration: f32,
+    /// End a game with no result after this many plies (0: no limit).
+    #[arg(long, default_value_t = 400)]
+    ply_limit: u32,
+    /// Even means a defenders' share of decided games within 50% ± this.
+    #[arg(long, default_value_t = 0.05)]
+    band: f64,
+    /// Play each measurement until its 95% interval lies within ± this of its share.
+    #[arg(long, default_value_t = 0.05)]
+    precision: f64,
+    /// Variants that survive the race and are measured at every strength.
+    #[arg(long, default_value_t = 3)]
+    finalists: usize,
+    /// Games per variant in the race's first round; each round doubles them.
+    #[arg(long, default_value_t = 16)]
+    first_round: u64,
+    /// At most this many games per variant and player.
+    #[arg(long, default_value_t = 1024)]
+    max_games: u64,
+    /// Drop a variant whose share of undecided games (draws, no result) is surely above this.
+    #[arg(long, default_value_t = 0.25)]
+    max_undecided: f64,
+    /// Uniformly random games for the random rows of the base and the best variant.
+    #[arg(long, default_value_t = 10000)]
+    random_games: u64,
+    /// Drop nothing: play every variant to --precision (the baseline the race saves games on).
+    #[arg(long)]
+    exhaustive: bool,
+    /// Seed: every game's seed derives from (seed, rules, variant, player, game index).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Worker threads (default: all cores); the results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Folder for the outputs and the state a resumed search continues from.
+    #[arg(long, default_value = "rebalance")]
+    out: std::path::PathBuf,
+}
+
+impl RebalanceArgs {
+    fn run(self) -> Result<(), String> {
+        let RebalanceArgs {
+            rules,
+            levers,
+            max_changes,
+            skilled,
+            strengths,
+            exploration,
+            ply_limit,
+            band,
+            precision,
+            finalists,
+            first_round,
+            max_games,
+            max_undecided,
+            random_games,
+            exhaustive,
+            seed,
+            threads,
+            out,
+        } = self;
+        let req = tafl_lab::balance::rebalance::Request {
+            rules,
+            levers,
+            max_changes,
+            skilled,
+            strengths: strengths.into_iter().filter(|s| !s.trim().is_empty()).collect(),
+            exploration,
+            ply_limit,
+            band,
+            precision,
+            finalists,
+            first_round,
+            max_games,
+            max_undecided,
+            random_games,
+            exhaustive,
+            seed,
+            threads,
+            out,
+        };
+        tafl_lab::balance::rebalance::run(&req, tafl_lab::balance::stop_on_ctrl_c())
     }
 }
 

@@ -5,7 +5,7 @@ use crate::outcome::{Outcome, Reason};
 use crate::side::Side;
 
 /// Tallies of many games, however they were played.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameTally {
     /// Games played.
     pub games: u64,

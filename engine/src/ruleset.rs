@@ -531,6 +531,60 @@ impl Ruleset {
         toml::to_string(&f).unwrap_or_default()
     }
 
+    /// The value of a knob with a fixed set of values, as written in rules files
+    /// (`Some("strong")` for `king_capture`); `None` for an unknown knob or one that takes a
+    /// number (`turn_limit`).
+    pub fn knob(&self, key: &str) -> Option<&'static str> {
+        let f = &self.file;
+        Some(match key {
+            "first" => match f.first {
+                Side::Attackers => "attackers",
+                Side::Defenders => "defenders",
+            },
+            "throne_stop" => f.throne_stop.as_str(),
+            "throne_pass" => f.throne_pass.as_str(),
+            "corner_hostile" => f.corner_hostile.as_str(),
+            "empty_throne_hostile" => f.empty_throne_hostile.as_str(),
+            "occupied_throne_hostile_to_attackers" => f.occupied_throne_hostile_to_attackers.as_str(),
+            "king_armed" => f.king_armed.as_str(),
+            "king_capture" => f.king_capture.as_str(),
+            "escape" => f.escape.as_str(),
+            "shieldwall" => f.shieldwall.as_str(),
+            "linnaean_capture" => f.linnaean_capture.as_str(),
+            "turn_limit_result" => f.turn_limit_result.as_str(),
+            "exit_fort" => f.exit_fort.as_str(),
+            "encirclement" => f.encirclement.as_str(),
+            "repetition" => f.repetition.as_str(),
+            "no_moves" => f.no_moves.as_str(),
+            _ => return None,
+        })
+    }
+
+    /// Every value a knob with a fixed set of values may take, in file order; `None` for an
+    /// unknown knob or one that takes a number.
+    pub fn knob_values(key: &str) -> Option<Vec<&'static str>> {
+        fn all<T: Copy>(values: &[T], text: fn(T) -> &'static str) -> Vec<&'static str> {
+            values.iter().map(|v| text(*v)).collect()
+        }
+        Some(match key {
+            "first" => vec!["attackers", "defenders"],
+            "throne_stop" => all(ThroneStop::ALL, ThroneStop::as_str),
+            "throne_pass" => all(ThronePass::ALL, ThronePass::as_str),
+            "corner_hostile" | "empty_throne_hostile" => all(Hostility::ALL, Hostility::as_str),
+            "occupied_throne_hostile_to_attackers" | "linnaean_capture" | "exit_fort" | "encirclement" => {
+                all(YesNo::ALL, YesNo::as_str)
+            }
+            "king_armed" => all(KingArmed::ALL, KingArmed::as_str),
+            "king_capture" => all(KingCapture::ALL, KingCapture::as_str),
+            "escape" => all(Escape::ALL, Escape::as_str),
+            "shieldwall" => all(Shieldwall::ALL, Shieldwall::as_str),
+            "turn_limit_result" => all(TurnLimitResult::ALL, TurnLimitResult::as_str),
+            "repetition" => all(Repetition::ALL, Repetition::as_str),
+            "no_moves" => all(NoMoves::ALL, NoMoves::as_str),
+            _ => return None,
+        })
+    }
+
     /// Sets one knob by name from its text, as `--set repetition=draw` does.
     pub fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
         let f = &mut self.file;
@@ -675,6 +729,31 @@ mod tests {
             .unwrap_err()
             .contains("mover_loses"));
         assert!(r.set_knob("knights", "yes").unwrap_err().contains("unknown knob"));
+    }
+
+    #[test]
+    fn every_listed_knob_value_can_be_set_and_read_back() {
+        let base = Ruleset::builtin("copenhagen");
+        for key in [
+            "first",
+            "king_armed",
+            "king_capture",
+            "escape",
+            "corner_hostile",
+            "shieldwall",
+            "repetition",
+            "no_moves",
+        ] {
+            let values = Ruleset::knob_values(key).unwrap();
+            assert!(values.contains(&base.knob(key).unwrap()), "{key}");
+            for v in values {
+                let mut r = base.clone();
+                r.set_knob(key, v).unwrap();
+                assert_eq!(r.knob(key), Some(v), "{key}");
+            }
+        }
+        assert_eq!(Ruleset::knob_values("turn_limit"), None);
+        assert_eq!(base.knob("knights"), None);
     }
 
     #[test]

@@ -11,6 +11,8 @@ mod intervals;
 mod knobs;
 mod outputs;
 mod plot;
+pub mod rebalance;
+mod rebalance_outputs;
 mod run;
 pub mod sweep;
 mod sweep_outputs;

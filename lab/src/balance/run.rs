@@ -71,7 +71,7 @@ pub fn play_row(plan: &Plan, row: &RowSpec, stop: &AtomicBool) -> Result<Option<
                     Some(s) => s.positions::<B>(&rules).map_err(|e| format!("--openings: {e}"))?,
                     None => Vec::new(),
                 };
-                skilled_row::<B>(&rules, &plan.skilled, e, games, seed, limit, &starts, &bar, stop)
+                skilled_row::<B>(&rules, &plan.skilled, e, 0..games, seed, limit, &starts, &bar, stop)
             })?
         }
     };
@@ -114,7 +114,7 @@ pub fn random_row<B: BitSet>(
         .reduce(|| Some(GameTally::default()), |a, b| Some(a?.merge(b?)))
 }
 
-/// Skilled games `0..games` of a row: both sides are `player`, each seeded from the game's
+/// Skilled games `games` (game indices, `0..n` for a whole row) of a row: both sides are `player`, each seeded from the game's
 /// seed, each playing a uniformly random move with probability `exploration` each ply; game
 /// `i` starts from `starts[i % len]` (an opening suite's positions), or from the start
 /// position when `starts` is empty.
@@ -123,14 +123,14 @@ pub fn skilled_row<B: BitSet>(
     rules: &Rules<B>,
     player: &Resolved,
     exploration: f32,
-    games: u64,
+    games: std::ops::Range<u64>,
     seed: u64,
     ply_limit: Option<u32>,
     starts: &[Position<B>],
     bar: &ProgressBar,
     stop: &AtomicBool,
 ) -> Result<Option<GameTally>, String> {
-    let results: Vec<Option<(Outcome, u32)>> = (0..games)
+    let results: Vec<Option<(Outcome, u32)>> = games
         .into_par_iter()
         .map(|i| {
             if stop.load(Ordering::Relaxed) {

@@ -525,7 +525,7 @@ fn play_point(plan: &SweepPlan, point: &Point, stop: &AtomicBool) -> Result<Opti
     let bar = crate::work::progress_bar(s.games, &point.key);
     let seed = plan.point_seed(point);
     let t0 = Instant::now();
-    let stats = with_board!(&plan.ruleset, B, rules => skilled_row::<B>(&rules, &point.player, s.exploration, s.games, seed, s.ply_limit, &[], &bar, stop))?;
+    let stats = with_board!(&plan.ruleset, B, rules => skilled_row::<B>(&rules, &point.player, s.exploration, 0..s.games, seed, s.ply_limit, &[], &bar, stop))?;
     bar.finish_and_clear();
     if let Some(st) = &stats {
         let sh = table::RowShares::of(st);
