@@ -950,8 +950,9 @@ struct RebalanceArgs {
     /// Play each measurement until its 95% interval lies within ± this of its share.
     #[arg(long, default_value_t = 0.05)]
     precision: f64,
-    /// Variants that survive the race and are measured at every strength.
-    #[arg(long, default_value_t = 3)]
+    /// Variants that survive the race and are measured at every strength: the closest to
+    /// even at the racing player; the best is the one that stays closest at every strength.
+    #[arg(long, default_value_t = 5)]
     finalists: usize,
     /// Games per variant in the race's first round; each round doubles them.
     #[arg(long, default_value_t = 16)]

@@ -161,7 +161,10 @@ fn a_search_resumed_from_its_state_ends_as_an_uninterrupted_one() {
     );
     // The same folder asked for another search is refused, naming what differs.
     let (ok, _, e) = small(&resumed, &["--exploration", "0.2"]);
-    assert!(!ok && e.contains("other settings") && e.contains("exploration"), "{e}");
+    assert!(
+        !ok && e.contains("other settings") && e.contains("exploration"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -560,12 +560,9 @@ impl Plan {
 /// The next thing to play, decided from the state alone.
 #[derive(Debug, PartialEq)]
 enum Step {
-    /// Race round `round`: these variants up to `target` games with the racing player.
-    Race {
-        round: u32,
-        target: u64,
-        todo: Vec<usize>,
-    },
+    /// Race round `round`: these variants, each up to its target of games with the racing
+    /// player (the round's size, or less where its precision needs less).
+    Race { round: u32, todo: Vec<(usize, u64)> },
     /// The race is over: apply its drops for the finished round.
     EndRound,
     /// Choose the finalists.
@@ -581,6 +578,27 @@ enum Step {
 /// Whether a measurement needs more games.
 fn needs_games(t: &GameTally, s: &Settings) -> bool {
     t.games < s.max_games && !precise(t, s.precision)
+}
+
+/// The games a measurement is played up to next: twice what it has (the first round when it
+/// has none), but no more than its share so far says the precision needs (with a tenth to
+/// spare, in whole first rounds), so that the last step does not overshoot by half.
+fn next_target(t: &GameTally, s: &Settings, cap: u64) -> u64 {
+    let doubled = if t.games == 0 {
+        s.first_round
+    } else {
+        t.games.saturating_mul(2)
+    };
+    let mut target = doubled;
+    if t.decisive() > 0 {
+        let p = defenders_share(t).share.clamp(0.05, 0.95);
+        let decided = t.decisive() as f64 / t.games as f64;
+        let z = tafl_engine::stats::Z95;
+        let need = 1.1 * z * z * p * (1.0 - p) / (s.precision * s.precision) / decided;
+        let need = (need / s.first_round as f64).ceil() as u64 * s.first_round;
+        target = target.min(need.max(t.games + s.first_round));
+    }
+    target.min(cap).min(s.max_games)
 }
 
 /// What to do next.
@@ -602,16 +620,16 @@ fn next_step(state: &State) -> Step {
             .first_round
             .saturating_mul(1u64 << state.rounds.min(40))
             .min(s.max_games);
-        let todo: Vec<usize> = unfinished
+        let todo: Vec<(usize, u64)> = unfinished
             .into_iter()
-            .filter(|&v| state.tallies[v][0].games < target)
+            .map(|v| (v, next_target(&state.tallies[v][0], s, target)))
+            .filter(|&(v, t)| state.tallies[v][0].games < t)
             .collect();
         if todo.is_empty() {
             return Step::EndRound;
         }
         return Step::Race {
             round: state.rounds,
-            target,
             todo,
         };
     }
@@ -624,8 +642,7 @@ fn next_step(state: &State) -> Step {
         for p in 0..s.players.len() {
             let t = &state.tallies[v][p];
             if needs_games(t, s) {
-                let target = if t.games == 0 { s.first_round } else { t.games * 2 };
-                todo.push((v, p, target.min(s.max_games)));
+                todo.push((v, p, next_target(t, s, u64::MAX)));
             }
         }
     }
@@ -809,14 +826,17 @@ pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
             return interrupted();
         }
         match next_step(&state) {
-            Step::Race { round, target, todo } => {
-                let left: u64 = todo.iter().map(|&v| target - state.tallies[v][0].games).sum();
+            Step::Race { round, todo } => {
+                let left: u64 = todo
+                    .iter()
+                    .map(|&(v, target)| target - state.tallies[v][0].games)
+                    .sum();
                 let alive = state.dropped.iter().filter(|d| d.is_none()).count();
                 let bar = crate::work::progress_bar(
                     left,
                     &format!("round {round}: {} of {alive} variants", todo.len()),
                 );
-                for v in todo {
+                for (v, target) in todo {
                     let have = state.tallies[v][0].games;
                     let Some(t) = pool.install(|| play(&plan, v, 0, have..target, &bar, stop))? else {
                         bar.finish_and_clear();
@@ -1057,8 +1077,7 @@ mod tests {
             next_step(&s),
             Step::Race {
                 round: 0,
-                target: 16,
-                todo: vec![0, 1, 2]
+                todo: vec![(0, 16), (1, 16), (2, 16)]
             }
         );
         for t in &mut s.tallies {
@@ -1067,9 +1086,13 @@ mod tests {
         assert_eq!(next_step(&s), Step::EndRound);
         s.rounds = 1;
         match next_step(&s) {
-            Step::Race { target, .. } => assert_eq!(target, 32),
+            Step::Race { todo, .. } => assert!(todo.iter().all(|&(_, t)| t == 32), "{todo:?}"),
             other => panic!("{other:?}"),
         }
+        // Near the end, a round plays only what the precision needs: an even share at 256
+        // games needs about 423 (1.1 x 1.96^2 / 4 / 0.05^2), not 512.
+        s.tallies[0][0] = tally(128, 128, 0);
+        assert_eq!(next_target(&s.tallies[0][0], &s.settings, 512), 432);
         for t in &mut s.tallies {
             t[0] = tally(256, 256, 0);
         }
