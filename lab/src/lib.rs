@@ -6,7 +6,8 @@
 //!   then [`players::build`] for the rules in play; networks are loaded once and shared.
 //! - [`balance`]: the balance study (random and skilled games, the table and its pictures)
 //!   and balance as strength grows (the strength sweep over a run's checkpoints or the
-//!   levels): [`balance::run`], [`balance::sweep::run`].
+//!   levels): [`balance::run`], [`balance::sweep::run`]; and the search for rules under which
+//!   skilled play is even (`tafl rebalance`): [`balance::rebalance::run`].
 //! - [`external_player`], over [`engine_process`]: another program, spoken to through one
 //!   of the engine protocols ([`otep`], [`htp`]: typed messages, no I/O), as a player.
 //! - [`models`] and [`shipped`] (the trainer's, re-exported): a model from a run or

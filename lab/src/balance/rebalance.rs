@@ -8,8 +8,10 @@
 //! games where they decide something: in rounds of doubling size, and after each round a
 //! variant whose distance from an even share is, with 99% confidence, larger than that of
 //! `finalists` others is dropped, as is one whose games mostly end undecided. The survivors are
-//! played until their interval is as narrow as asked; the closest `finalists` are then measured
-//! again at each stronger player, and the one that stays closest to even at every strength is
+//! played until their interval is as narrow as asked. Then the survivors race again with each
+//! stronger player in turn, judged by their worst distance from even over the players so far,
+//! since rules that are even for weak players can tip under strong play. The closest
+//! `finalists` by that worst distance are reported at every strength, and the closest of all is
 //! written out as a rules file.
 //!
 //! Everything a decision depends on is in the state file, rewritten after every batch of
@@ -330,6 +332,9 @@ pub enum DropReason {
 /// A drop: when and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dropped {
+    /// The player whose race dropped it (0: the racing player's).
+    #[serde(default)]
+    pub player: usize,
     /// The round after which it was dropped (0: the first).
     pub round: u32,
     /// Why.
@@ -347,7 +352,10 @@ pub struct State {
     pub tallies: Vec<Vec<GameTally>>,
     /// Per variant: whether and when the race dropped it.
     pub dropped: Vec<Option<Dropped>>,
-    /// Race rounds finished.
+    /// The player whose race is being run (0: the racing player's; then each stronger one).
+    #[serde(default)]
+    pub stage: usize,
+    /// Rounds finished in the current stage's race.
     pub rounds: u32,
     /// The finalists, once the race is over.
     pub finalists: Option<Vec<usize>>,
@@ -381,6 +389,15 @@ fn distance(t: &GameTally, z: f64) -> (f64, f64) {
         let (a, b) = ((lo - 0.5).abs(), (hi - 0.5).abs());
         (a.min(b), a.max(b))
     }
+}
+
+/// The worst distance from even over the players `0..=last`, as an interval at confidence `z`:
+/// the largest lower end and the largest upper end.
+fn worst_interval(tallies: &[GameTally], last: usize, z: f64) -> (f64, f64) {
+    tallies[..=last]
+        .iter()
+        .map(|t| distance(t, z))
+        .fold((0.0, 0.0), |(a, b), (lo, hi)| (a.max(lo), b.max(hi)))
 }
 
 /// The point distance from even, for ranking (a variant with no decided game ranks last).
@@ -504,6 +521,7 @@ impl Plan {
             labels: self.variants.iter().map(Variant::label).collect(),
             tallies: vec![vec![GameTally::default(); self.players.len()]; n],
             dropped: vec![None; n],
+            stage: 0,
             rounds: 0,
             finalists: None,
             random: vec![None; n],
@@ -560,11 +578,20 @@ impl Plan {
 /// The next thing to play, decided from the state alone.
 #[derive(Debug, PartialEq)]
 enum Step {
-    /// Race round `round`: these variants, each up to its target of games with the racing
-    /// player (the round's size, or less where its precision needs less).
-    Race { round: u32, todo: Vec<(usize, u64)> },
-    /// The race is over: apply its drops for the finished round.
+    /// A round of a player's race: each variant up to its target of games (the round's size,
+    /// or less where its precision needs less).
+    Race {
+        /// Whose race.
+        player: usize,
+        /// Which round.
+        round: u32,
+        /// (variant, games it is played up to).
+        todo: Vec<(usize, u64)>,
+    },
+    /// The round is over: apply its drops.
     EndRound,
+    /// This player's race is over: the survivors race with the next player.
+    NextStage,
     /// Choose the finalists.
     ChooseFinalists,
     /// Measure these (variant, player) pairs up to their targets.
@@ -605,16 +632,26 @@ fn next_target(t: &GameTally, s: &Settings, cap: u64) -> u64 {
 fn next_step(state: &State) -> Step {
     let s = &state.settings;
     if state.finalists.is_none() {
+        let p = state.stage;
         let alive: Vec<usize> = (0..state.tallies.len())
             .filter(|&v| state.dropped[v].is_none())
             .collect();
         let unfinished: Vec<usize> = alive
             .iter()
             .copied()
-            .filter(|&v| needs_games(&state.tallies[v][0], s))
+            .filter(|&v| needs_games(&state.tallies[v][p], s))
             .collect();
         if unfinished.is_empty() {
-            return Step::ChooseFinalists;
+            // The last round's drops first: a variant that reached its precision far from even
+            // does not race with the next player.
+            if !drops(state).is_empty() {
+                return Step::EndRound;
+            }
+            return if p + 1 < s.players.len() {
+                Step::NextStage
+            } else {
+                Step::ChooseFinalists
+            };
         }
         let target = s
             .first_round
@@ -622,13 +659,14 @@ fn next_step(state: &State) -> Step {
             .min(s.max_games);
         let todo: Vec<(usize, u64)> = unfinished
             .into_iter()
-            .map(|v| (v, next_target(&state.tallies[v][0], s, target)))
-            .filter(|&(v, t)| state.tallies[v][0].games < t)
+            .map(|v| (v, next_target(&state.tallies[v][p], s, target)))
+            .filter(|&(v, t)| state.tallies[v][p].games < t)
             .collect();
         if todo.is_empty() {
             return Step::EndRound;
         }
         return Step::Race {
+            player: p,
             round: state.rounds,
             todo,
         };
@@ -663,20 +701,22 @@ fn next_step(state: &State) -> Step {
     Step::Done
 }
 
-/// The race's drops after a round: variants whose games surely end undecided too often, then
-/// those surely farther from even than `finalists` others are.
+/// The race's drops after a round of the current stage: variants whose games with its player
+/// surely end undecided too often, then those whose worst distance from even over the players
+/// so far is surely larger than that of `finalists` others.
 fn drops(state: &State) -> Vec<(usize, DropReason)> {
     let s = &state.settings;
     if s.exhaustive {
         return Vec::new();
     }
+    let p = state.stage;
     let mut out = Vec::new();
     let mut rest = Vec::new();
     for v in 0..state.tallies.len() {
         if state.dropped[v].is_some() {
             continue;
         }
-        let t = &state.tallies[v][0];
+        let t = &state.tallies[v][p];
         if wilson(undecided(t), t.games, DROP_Z).0 > s.max_undecided {
             out.push((v, DropReason::Undecided));
         } else {
@@ -684,14 +724,12 @@ fn drops(state: &State) -> Vec<(usize, DropReason)> {
         }
     }
     if rest.len() > s.finalists {
-        let mut highs: Vec<f64> = rest
-            .iter()
-            .map(|&v| distance(&state.tallies[v][0], DROP_Z).1)
-            .collect();
+        let worst = |v: usize| worst_interval(&state.tallies[v], p, DROP_Z);
+        let mut highs: Vec<f64> = rest.iter().map(|&v| worst(v).1).collect();
         highs.sort_by(f64::total_cmp);
         let bar = highs[s.finalists - 1];
         for &v in &rest {
-            if distance(&state.tallies[v][0], DROP_Z).0 > bar {
+            if worst(v).0 > bar {
                 out.push((v, DropReason::FarFromEven));
             }
         }
@@ -699,19 +737,19 @@ fn drops(state: &State) -> Vec<(usize, DropReason)> {
     out
 }
 
-/// The finalists: the surviving variants closest to even with the racing player, fewer
-/// changes first on a tie (the base counts as a candidate like any other).
+/// The finalists: the surviving variants whose worst distance from even over the players is
+/// smallest, fewer changes first on a tie (the base counts as a candidate like any other).
 fn choose_finalists(state: &State) -> Vec<usize> {
+    let max = state.settings.max_undecided;
     let mut alive: Vec<usize> = (0..state.tallies.len())
         .filter(|&v| state.dropped[v].is_none())
         .filter(|&v| {
-            let t = &state.tallies[v][0];
-            t.games == 0 || (undecided(t) as f64 / t.games as f64) <= state.settings.max_undecided
+            state.tallies[v]
+                .iter()
+                .all(|t| t.games == 0 || (undecided(t) as f64 / t.games as f64) <= max)
         })
         .collect();
-    alive.sort_by(|&a, &b| {
-        rank_distance(&state.tallies[a][0]).total_cmp(&rank_distance(&state.tallies[b][0]))
-    });
+    alive.sort_by(|&a, &b| worst_distance(&state.tallies[a]).total_cmp(&worst_distance(&state.tallies[b])));
     alive.truncate(state.settings.finalists);
     alive
 }
@@ -826,37 +864,57 @@ pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
             return interrupted();
         }
         match next_step(&state) {
-            Step::Race { round, todo } => {
+            Step::Race { player, round, todo } => {
                 let left: u64 = todo
                     .iter()
-                    .map(|&(v, target)| target - state.tallies[v][0].games)
+                    .map(|&(v, target)| target - state.tallies[v][player].games)
                     .sum();
                 let alive = state.dropped.iter().filter(|d| d.is_none()).count();
-                let bar = crate::work::progress_bar(
-                    left,
-                    &format!("round {round}: {} of {alive} variants", todo.len()),
+                let label = format!(
+                    "{}, round {round}: {} of {alive} variants",
+                    plan.settings.players[player],
+                    todo.len()
                 );
+                let bar = crate::work::progress_bar(left, &label);
                 for (v, target) in todo {
-                    let have = state.tallies[v][0].games;
-                    let Some(t) = pool.install(|| play(&plan, v, 0, have..target, &bar, stop))? else {
+                    let have = state.tallies[v][player].games;
+                    let Some(t) = pool.install(|| play(&plan, v, player, have..target, &bar, stop))? else {
                         bar.finish_and_clear();
                         super::rebalance_outputs::write_all(&req.out, &plan, &state)?;
                         return interrupted();
                     };
-                    state.tallies[v][0] = state.tallies[v][0].merge(t);
+                    state.tallies[v][player] = state.tallies[v][player].merge(t);
                     save(&state)?;
                 }
                 bar.finish_and_clear();
             }
+            Step::NextStage => {
+                state.stage += 1;
+                state.rounds = 0;
+                let alive = state.dropped.iter().filter(|d| d.is_none()).count();
+                eprintln!(
+                    "{alive} variants race again with {}",
+                    plan.settings.players[state.stage]
+                );
+                save(&state)?;
+            }
             Step::EndRound => {
-                let round = state.rounds;
+                let (player, round) = (state.stage, state.rounds);
                 let dropped = drops(&state);
                 for &(v, reason) in &dropped {
-                    state.dropped[v] = Some(Dropped { round, reason });
+                    state.dropped[v] = Some(Dropped {
+                        player,
+                        round,
+                        reason,
+                    });
                 }
                 state.rounds += 1;
                 let alive = state.dropped.iter().filter(|d| d.is_none()).count();
-                eprintln!("round {round}: dropped {}, {alive} left", dropped.len());
+                eprintln!(
+                    "{}, round {round}: dropped {}, {alive} left",
+                    plan.settings.players[player],
+                    dropped.len()
+                );
                 save(&state)?;
                 super::rebalance_outputs::write_all(&req.out, &plan, &state)?;
             }
@@ -1039,6 +1097,7 @@ mod tests {
             labels: vec![String::new(); n],
             tallies: tallies.into_iter().map(|t| vec![t]).collect(),
             dropped: vec![None; n],
+            stage: 0,
             rounds: 0,
             finalists: None,
             random: vec![None; n],
@@ -1076,6 +1135,7 @@ mod tests {
         assert_eq!(
             next_step(&s),
             Step::Race {
+                player: 0,
                 round: 0,
                 todo: vec![(0, 16), (1, 16), (2, 16)]
             }
@@ -1103,5 +1163,46 @@ mod tests {
         s.finalists = Some(f);
         assert_eq!(next_step(&s), Step::Done);
         assert_eq!(best(&s), 0);
+    }
+
+    #[test]
+    fn the_survivors_race_again_with_each_stronger_player_judged_by_their_worst_distance() {
+        let mut s = state(
+            vec![tally(256, 256, 0), tally(250, 262, 0), tally(260, 252, 0)],
+            1,
+        );
+        s.settings.players.push("mcts:heuristic:40".into());
+        for t in &mut s.tallies {
+            t.push(GameTally::default());
+        }
+        // Every variant is measured with the racing player: the next player's race begins.
+        assert_eq!(next_step(&s), Step::NextStage);
+        s.stage = 1;
+        match next_step(&s) {
+            Step::Race { player, round, todo } => {
+                assert_eq!((player, round), (1, 0));
+                assert_eq!(todo, vec![(0, 16), (1, 16), (2, 16)]);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Even with the racing player, lopsided with the stronger one: dropped by its race.
+        s.tallies[0][1] = tally(64, 0, 0);
+        s.tallies[1][1] = tally(33, 31, 0);
+        s.tallies[2][1] = tally(31, 33, 0);
+        let d = drops(&s);
+        assert_eq!(d, vec![(0, DropReason::FarFromEven)]);
+        for (v, r) in d {
+            s.dropped[v] = Some(Dropped {
+                player: 1,
+                round: 0,
+                reason: r,
+            });
+        }
+        s.tallies[1][1] = tally(300, 212, 0);
+        s.tallies[2][1] = tally(262, 250, 0);
+        assert_eq!(next_step(&s), Step::ChooseFinalists);
+        // The finalist is the one closest to even at its worse strength.
+        assert_eq!(choose_finalists(&s), vec![2]);
+        assert!((worst_distance(&s.tallies[1]) - (300.0 / 512.0 - 0.5)).abs() < 1e-12);
     }
 }

@@ -46,14 +46,18 @@ pub fn best_rules(plan: &Plan, v: &Variant) -> tafl_engine::Ruleset {
 }
 
 /// A variant's status in the ranking.
-fn status(state: &State, v: usize) -> String {
+fn status(plan: &Plan, state: &State, v: usize) -> String {
     let finalists = state.finalists.as_deref().unwrap_or_default();
     if let Some(d) = state.dropped[v] {
         let why = match d.reason {
             DropReason::FarFromEven => "far from even",
             DropReason::Undecided => "mostly undecided",
         };
-        return format!("dropped after round {}: {why}", d.round);
+        return format!(
+            "dropped by {}'s race after round {}: {why}",
+            plan.settings.players.get(d.player).map_or("?", String::as_str),
+            d.round
+        );
     }
     if state.finalists.is_some() && v == best(state) {
         return "best".into();
@@ -80,13 +84,20 @@ fn decided_cell(t: &GameTally) -> String {
     format!("{} of {}", share_cell(&defenders_share(t)), t.decisive())
 }
 
-/// Variants in ranking order: by the racing player's distance from even, dropped ones after
-/// the survivors (later drops first).
+/// Variants in ranking order: the survivors by their worst distance from even over the
+/// players that measured them, then the dropped ones, later drops first, each by the racing
+/// player's distance.
 fn ranking(state: &State) -> Vec<usize> {
     let mut order: Vec<usize> = (0..state.tallies.len()).collect();
-    let key = |v: usize| {
-        let dropped = state.dropped[v].map_or(0, |d| u32::MAX - d.round);
-        (dropped, super::rebalance::rank_distance(&state.tallies[v][0]))
+    let key = |v: usize| match state.dropped[v] {
+        None => {
+            let measured: Vec<GameTally> = state.tallies[v].iter().copied().filter(|t| t.games > 0).collect();
+            ((0, 0, 0), worst_distance(&measured))
+        }
+        Some(d) => (
+            (1, usize::MAX - d.player, u32::MAX - d.round),
+            super::rebalance::rank_distance(&state.tallies[v][0]),
+        ),
     };
     order.sort_by(|&a, &b| {
         let (ka, kb) = (key(a), key(b));
@@ -160,12 +171,13 @@ pub fn markdown(plan: &Plan, state: &State) -> String {
         out.push('\n');
     } else {
         out.push_str(&format!(
-            "The race is in round {} ({} games so far).\n\n",
+            "The race with {} is in round {} ({} games so far).\n\n",
+            s.players[state.stage.min(s.players.len() - 1)],
             state.rounds,
             games_spent(state)
         ));
     }
-    out.push_str(&format!("## Every variant, with {}\n\n", s.players[0]));
+    out.push_str("## Every variant\n\n");
     let rows: Vec<Vec<String>> = ranking(state)
         .into_iter()
         .enumerate()
@@ -176,29 +188,27 @@ pub fn markdown(plan: &Plan, state: &State) -> String {
             } else {
                 pct((t.games - t.decisive()) as f64 / t.games as f64)
             };
-            vec![
-                (i + 1).to_string(),
-                plan.variants[v].label(),
-                decided_cell(t),
+            let mut cells = vec![(i + 1).to_string(), plan.variants[v].label()];
+            cells.extend(state.tallies[v].iter().map(decided_cell));
+            cells.extend([
                 und,
                 format!("{:.1}", t.avg_decided_length()),
-                t.games.to_string(),
-                status(state, v),
-            ]
+                state.tallies[v].iter().map(|t| t.games).sum::<u64>().to_string(),
+                status(plan, state, v),
+            ]);
+            cells
         })
         .collect();
-    out.push_str(&markdown_table(
-        &[
-            "#",
-            "Variant (--set against the base)",
-            "Defenders win (decided)",
-            "Undecided",
-            "Avg length",
-            "Games",
-            "Status",
-        ],
-        &rows,
-    ));
+    let mut headers = vec!["#".to_string(), "Variant (--set against the base)".to_string()];
+    headers.extend(s.players.iter().map(|p| format!("Defenders win, {p}")));
+    headers.extend([
+        format!("Undecided, {}", s.players[0]),
+        format!("Avg length, {}", s.players[0]),
+        "Games".to_string(),
+        "Status".to_string(),
+    ]);
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    out.push_str(&markdown_table(&headers, &rows));
     let spent = games_spent(state);
     out.push_str(&format!(
         "\n## Games spent\n\n{spent} skilled games in all ({} in the race with {}), plus {} random games.",
@@ -212,7 +222,7 @@ pub fn markdown(plan: &Plan, state: &State) -> String {
         );
     } else {
         out.push_str(&format!(
-            " Rounds double from {} games; after each, a variant whose distance from even is, at 99% confidence, larger than {} others' is dropped, as is one whose undecided share is surely above {}.",
+            " Each player races in turn, the survivors of one racing with the next: rounds double from {} games; after each, a variant whose worst distance from even over the players so far is, at 99% confidence, larger than {} others' is dropped, as is one whose undecided share is surely above {}.",
             s.first_round,
             s.finalists,
             pct(s.max_undecided)
@@ -313,7 +323,7 @@ pub fn csv(plan: &Plan, state: &State) -> String {
                 sh.low,
                 sh.high,
                 half_width(t),
-                super::outputs::quote(&status(state, v))
+                super::outputs::quote(&status(plan, state, v))
             ));
         }
     }
@@ -342,7 +352,7 @@ pub fn json(plan: &Plan, state: &State) -> Result<String, String> {
             json!({
                 "variant": plan.variants[v].label(),
                 "set": plan.variants[v].sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-                "status": status(state, v),
+                "status": status(plan, state, v),
                 "dropped": state.dropped[v],
                 "measurements": m,
                 "random": state.random[v],
