@@ -26,6 +26,20 @@ enum Command {
     /// Train a player by self-play (the main job): `tafl train` runs the embedded Brandubh
     /// config; `--resume RUN` continues a run after an interruption.
     Train(TrainArgs),
+    /// The self-play stage of a run by itself: plays the current iteration's games with the
+    /// best network into replay shards (what `tafl train` does first in each iteration).
+    ///
+    /// With --games A..B --out DIR, plays only those games of the iteration into shards of
+    /// DIR and leaves the run untouched: one task of a distributed run (ray/README.md), whose
+    /// driver moves the shards into the run in game order; `tafl selfplay RUN` then finds them
+    /// and ends the stage.
+    Selfplay(SelfplayArgs),
+    /// The learning stage of a run by itself: trains the next candidate on the replay window
+    /// (or pretrains on records, before the first iteration).
+    Learn(StageArgs),
+    /// The gating stage of a run by itself: candidate against best, the ladder, promotion;
+    /// ends the iteration.
+    Gate(StageArgs),
     /// Print a ruleset's rules, generated from its data, and its start position.
     Rules(RulesArgs),
     /// Count leaf positions `depth` plies from the start (the last line is the count).
@@ -78,8 +92,10 @@ enum Command {
     /// is played by the --skilled player against itself (the exploration rule of the balance
     /// study) in rounds of doubling size; after each round, variants surely farther from even
     /// than --finalists others, or mostly undecided, are dropped, and the rest are played until
-    /// their 95% interval is within --precision. The closest --finalists are measured again
-    /// with each of --strengths. Writes rebalance.md, .csv, .json, rebalance-vs-strength.png,
+    /// their 95% interval is within --precision. The survivors then race again with each of
+    /// --strengths in turn, judged by their worst distance from even over the players so far;
+    /// the best is the one closest to even at its worse strength. Writes rebalance.md, .csv,
+    /// .json, rebalance-vs-strength.png,
     /// the best variant as best.toml (ready for --rules) and its rules panel to --out.
     /// Interrupted (Ctrl-C), the same command resumes from the state in --out.
     Rebalance(RebalanceArgs),
@@ -128,6 +144,69 @@ struct TrainArgs {
     /// scripts/install-onnxruntime.sh, PyPI's onnxruntime into target/onnx-venv).
     #[arg(long)]
     no_install: bool,
+}
+
+/// The arguments of `tafl learn` and `tafl gate`.
+#[derive(clap::Args, Debug)]
+struct StageArgs {
+    /// The run folder.
+    run: std::path::PathBuf,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl StageArgs {
+    fn run(self, stage: tafl_trainer::Stage) -> Result<(), String> {
+        let options = tafl_trainer::TrainOptions {
+            stop_after: None,
+            quiet: self.quiet,
+        };
+        tafl_trainer::run_stage(&self.run, stage, &options)
+    }
+}
+
+/// The arguments of `tafl selfplay`.
+#[derive(clap::Args, Debug)]
+struct SelfplayArgs {
+    /// The run folder (or a copy of its config.toml, state.json and checkpoints).
+    run: std::path::PathBuf,
+    /// Play only these games of the iteration, `A..B` (game indices, B excluded), into --out.
+    #[arg(long, value_name = "A..B", value_parser = parse_game_range, requires = "out")]
+    games: Option<std::ops::Range<u64>>,
+    /// The folder for the shards of --games (empty or new).
+    #[arg(long, requires = "games")]
+    out: Option<std::path::PathBuf>,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// `A..B`, a range of game indices with A < B.
+fn parse_game_range(text: &str) -> Result<std::ops::Range<u64>, String> {
+    let bad = || format!("`{text}` is not a range of games; write A..B with A < B, for example 0..32");
+    let (a, b) = text.split_once("..").ok_or_else(bad)?;
+    let (a, b): (u64, u64) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a >= b {
+        return Err(bad());
+    }
+    Ok(a..b)
+}
+
+impl SelfplayArgs {
+    fn run(self) -> Result<(), String> {
+        let options = tafl_trainer::TrainOptions {
+            stop_after: None,
+            quiet: self.quiet,
+        };
+        match (self.games, self.out) {
+            (Some(games), Some(out)) => tafl_trainer::selfplay_games(&self.run, games, &out, &options),
+            _ => tafl_trainer::run_stage(&self.run, tafl_trainer::Stage::SelfPlay, &options),
+        }
+    }
 }
 
 /// The arguments of `tafl rules`.
@@ -676,6 +755,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
     tafl_nn::Inference::set_process_default(cli.inference);
     match cli.command {
         Command::Train(args) => args.run(),
+        Command::Selfplay(args) => args.run(),
+        Command::Learn(args) => args.run(tafl_trainer::Stage::Learn),
+        Command::Gate(args) => args.run(tafl_trainer::Stage::Gate),
         Command::Rules(args) => args.run(),
         Command::Perft(args) => args.run(),
         Command::Random(args) => args.run(),

@@ -54,6 +54,18 @@ pub enum Phase {
     Arena,
 }
 
+impl Phase {
+    /// The name in messages, as in the state file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Pretrain => "pretrain",
+            Phase::SelfPlay => "self_play",
+            Phase::Train => "train",
+            Phase::Arena => "arena",
+        }
+    }
+}
+
 /// One iteration's figures, kept in the state and printed as its summary line.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct IterationSummary {
@@ -410,6 +422,67 @@ pub fn resume(dir: &Path, options: &TrainOptions) -> Result<(), String> {
     run(dir, options, lock)
 }
 
+/// One stage of an iteration, run by itself on a run folder: what `tafl selfplay`, `tafl learn`
+/// and `tafl gate` do, so that processes on other machines can take turns on one run.
+/// `tafl train` runs them in turn in one process; the state file says which is next, so a run
+/// can go on either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Play the iteration's games with the best network into replay shards.
+    SelfPlay,
+    /// Train the next candidate on the replay window (or pretrain on records, first).
+    Learn,
+    /// Candidate against best, the ladder, promotion: the end of the iteration.
+    Gate,
+}
+
+impl Stage {
+    /// The command that runs the stage.
+    pub fn command(self) -> &'static str {
+        match self {
+            Stage::SelfPlay => "tafl selfplay",
+            Stage::Learn => "tafl learn",
+            Stage::Gate => "tafl gate",
+        }
+    }
+
+    /// The stage a phase belongs to.
+    pub fn of(phase: Phase) -> Stage {
+        match phase {
+            Phase::SelfPlay => Stage::SelfPlay,
+            Phase::Pretrain | Phase::Train => Stage::Learn,
+            Phase::Arena => Stage::Gate,
+        }
+    }
+}
+
+/// Runs the next stage of the run in `dir`, which must be `stage` (an error names the command
+/// of the stage that is due). Holds the run's lock while it runs, as `tafl train` does.
+pub fn run_stage(dir: &Path, stage: Stage, options: &TrainOptions) -> Result<(), String> {
+    if !RunDir::new(dir).state_file().exists() {
+        return Err(format!("`{}` holds no run (no {STATE_FILE})", dir.display()));
+    }
+    let _lock = crate::integrity::lock(dir)?;
+    with_trainer(dir, options, Job::Stage(stage))
+}
+
+/// Plays games `games` of the current iteration's self-play (game indices, seeded as in the
+/// run) into shards `shard-0000...` in `out`, leaving the run folder untouched: the work of one
+/// self-play task of a distributed run, whose driver moves the shards into the run in game
+/// order. Needs only the run's config, state and the checkpoint self-play plays with, so a
+/// copy of those is enough; takes no lock, so many may read one run at once.
+pub fn selfplay_games(
+    dir: &Path,
+    games: std::ops::Range<u64>,
+    out: &Path,
+    options: &TrainOptions,
+) -> Result<(), String> {
+    if !RunDir::new(dir).state_file().exists() {
+        return Err(format!("`{}` holds no run (no {STATE_FILE})", dir.display()));
+    }
+    with_trainer(dir, options, Job::Games(games, out))
+}
+
 fn net_config(config: &TrainConfig, ruleset: &Ruleset) -> NetConfig {
     NetConfig::new(ruleset.size())
         .with_blocks(config.model.blocks)
@@ -420,6 +493,31 @@ fn net_config(config: &TrainConfig, ruleset: &Ruleset) -> NetConfig {
 
 /// Trains the run in `dir`, whose lock `_lock` is held until the end.
 fn run(dir: &Path, options: &TrainOptions, _lock: crate::integrity::RunLock) -> Result<(), String> {
+    with_trainer(dir, options, Job::All)
+}
+
+/// What a trainer is asked to do.
+enum Job<'a> {
+    /// Every stage of every iteration left (`tafl train`).
+    All,
+    /// The next stage, which must be this one.
+    Stage(Stage),
+    /// Some of the current iteration's self-play games, into a folder of their own.
+    Games(std::ops::Range<u64>, &'a Path),
+}
+
+impl Job<'_> {
+    fn call<B: BitSet>(self, t: &Trainer<'_, B>) -> Result<(), String> {
+        match self {
+            Job::All => t.run(),
+            Job::Stage(stage) => t.stage(stage),
+            Job::Games(games, out) => t.selfplay_range(games, out),
+        }
+    }
+}
+
+/// Reads the run's config and gives `job` a trainer for its board.
+fn with_trainer(dir: &Path, options: &TrainOptions, job: Job<'_>) -> Result<(), String> {
     let run_dir = RunDir::new(dir);
     let text = tafl_engine::input::read_text(&run_dir.config_file())
         .map_err(|e| format!("{}/config.toml: {e}", dir.display()))?;
@@ -428,7 +526,7 @@ fn run(dir: &Path, options: &TrainOptions, _lock: crate::integrity::RunLock) -> 
     // A ladder anchor that is a model must load under the run's rules before anything is played.
     crate::integrity::check_model_anchors(&config, &ruleset)
         .map_err(|e| format!("{}/config.toml: {e}", dir.display()))?;
-    with_board!(&ruleset, B, rules => Trainer::<B> { rules: &rules, ruleset: &ruleset, config: &config, dir, run_dir: &run_dir, options, log: RunLog::new(&run_dir.log_file()), events: Events::new(&run_dir.events_dir()) }.run())
+    with_board!(&ruleset, B, rules => job.call(&Trainer::<B> { rules: &rules, ruleset: &ruleset, config: &config, dir, run_dir: &run_dir, options, log: RunLog::new(&run_dir.log_file()), events: Events::new(&run_dir.events_dir()) }))
 }
 
 struct Trainer<'a, B: BitSet> {
@@ -480,7 +578,6 @@ impl<B: BitSet> Trainer<'_, B> {
             ));
         }
         while state.iteration <= last {
-            let it = state.iteration;
             let t0 = Instant::now();
             if state.phase == Phase::SelfPlay {
                 self.selfplay(&mut state)?;
@@ -493,17 +590,7 @@ impl<B: BitSet> Trainer<'_, B> {
                 state.save(self.dir)?;
             }
             if state.phase == Phase::Arena {
-                self.arena(&mut state)?;
-                let done = std::mem::take(&mut state.current);
-                self.report(&done, t0.elapsed());
-                state.history.push(done);
-                state.iteration = it + 1;
-                state.current = IterationSummary {
-                    iteration: it + 1,
-                    ..Default::default()
-                };
-                state.phase = Phase::SelfPlay;
-                state.save(self.dir)?;
+                self.gate(&mut state, t0)?;
             }
         }
         if state.iteration > self.config.iterations {
@@ -514,6 +601,109 @@ impl<B: BitSet> Trainer<'_, B> {
                 state.best
             ));
         }
+        Ok(())
+    }
+
+    /// The gate: arena and ladder, then the iteration's summary, and on to the next.
+    fn gate(&self, state: &mut RunState, t0: Instant) -> Result<(), String> {
+        let it = state.iteration;
+        self.arena(state)?;
+        let done = std::mem::take(&mut state.current);
+        self.report(&done, t0.elapsed());
+        state.history.push(done);
+        state.iteration = it + 1;
+        state.current = IterationSummary {
+            iteration: it + 1,
+            ..Default::default()
+        };
+        state.phase = Phase::SelfPlay;
+        state.save(self.dir)
+    }
+
+    /// Runs the next stage, which must be `stage`.
+    fn stage(&self, stage: Stage) -> Result<(), String> {
+        let mut state = RunState::load(self.dir)?;
+        if !self.check_folder(&mut state)? {
+            return Ok(());
+        }
+        let due = Stage::of(state.phase);
+        if due != stage {
+            return Err(format!(
+                "`{}` is at iteration {}, whose next stage is {} ({} {}); {} runs only when it is due (`tafl train --resume {}` runs every stage in turn)",
+                self.dir.display(),
+                state.iteration,
+                state.phase.name(),
+                due.command(),
+                self.dir.display(),
+                stage.command(),
+                self.dir.display()
+            ));
+        }
+        let t0 = Instant::now();
+        match state.phase {
+            Phase::Pretrain => {
+                self.pretrain(&mut state)?;
+                state.phase = Phase::SelfPlay;
+                state.save(self.dir)
+            }
+            Phase::SelfPlay => {
+                self.selfplay(&mut state)?;
+                state.phase = Phase::Train;
+                state.save(self.dir)
+            }
+            Phase::Train => {
+                self.train(&mut state)?;
+                state.phase = Phase::Arena;
+                state.save(self.dir)
+            }
+            Phase::Arena => self.gate(&mut state, t0),
+        }
+    }
+
+    /// Plays games `games` of the current iteration's self-play into `out` (see
+    /// [`selfplay_games`]).
+    fn selfplay_range(&self, games: std::ops::Range<u64>, out: &Path) -> Result<(), String> {
+        let state = RunState::load(self.dir)?;
+        if let Some(message) = crate::integrity::finished(self.dir, &state, self.config) {
+            return Err(message);
+        }
+        if state.phase != Phase::SelfPlay {
+            return Err(format!(
+                "`{}` is at iteration {}, stage {}: its self-play is not due",
+                self.dir.display(),
+                state.iteration,
+                state.phase.name()
+            ));
+        }
+        let it = state.iteration;
+        let (sp, teacher) = self.config.selfplay_at(it);
+        let total = sp.games_per_iteration as u64;
+        if games.start >= games.end || games.end > total {
+            return Err(format!(
+                "--games {}..{}: iteration {it} plays games 0..{total}; ask for a non-empty range within it",
+                games.start, games.end
+            ));
+        }
+        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+        if crate::integrity::shard_files(out).first().is_some() {
+            return Err(format!(
+                "`{}` already holds shards; give an empty folder",
+                out.display()
+            ));
+        }
+        let threads = (sp.parallel_games as usize)
+            .min((games.end - games.start) as usize)
+            .max(1);
+        let (net, _) = self.selfplay_evaluator(&state, teacher, &sp, threads)?;
+        let job = SelfPlayGames {
+            sp: &sp,
+            dir: out,
+            first: games.start,
+            total: games.end,
+            threads,
+            dominant: self.dominant_side(&state, &sp),
+        };
+        self.play_and_store(it, &job, net.as_ref(), SelfPlayStats::default(), 0)?;
         Ok(())
     }
 
