@@ -685,7 +685,7 @@ impl<B: BitSet> Trainer<'_, B> {
             ));
         }
         std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-        if crate::integrity::shard_files(out).first().is_some() {
+        if !crate::integrity::shard_files(out).is_empty() {
             return Err(format!(
                 "`{}` already holds shards; give an empty folder",
                 out.display()
