@@ -177,6 +177,10 @@ struct SelfplayArgs {
     /// The folder for the shards of --games (empty or new).
     #[arg(long, requires = "games")]
     out: Option<std::path::PathBuf>,
+    /// Print the current iteration and how many games its self-play plays (`ITERATION GAMES`),
+    /// and stop: what a distributed driver cuts into tasks.
+    #[arg(long, conflicts_with_all = ["games", "out"])]
+    plan: bool,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -202,6 +206,11 @@ impl SelfplayArgs {
             stop_after: None,
             quiet: self.quiet,
         };
+        if self.plan {
+            let (iteration, games) = tafl_trainer::selfplay_plan(&self.run)?;
+            println!("{iteration} {games}");
+            return Ok(());
+        }
         match (self.games, self.out) {
             (Some(games), Some(out)) => tafl_trainer::selfplay_games(&self.run, games, &out, &options),
             _ => tafl_trainer::run_stage(&self.run, tafl_trainer::Stage::SelfPlay, &options),

@@ -18,5 +18,5 @@ pub mod shard;
 pub mod shipped;
 
 pub use config::{TrainConfig, DEFAULT_CONFIG};
-pub use run::{resume, run_stage, selfplay_games, start, RunState, Stage, TrainOptions};
+pub use run::{resume, run_stage, selfplay_games, selfplay_plan, start, RunState, Stage, TrainOptions};
 pub use run_dir::RunDir;

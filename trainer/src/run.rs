@@ -483,6 +483,18 @@ pub fn selfplay_games(
     with_trainer(dir, options, Job::Games(games, out))
 }
 
+/// The current iteration of the run in `dir` and how many self-play games it plays (what a
+/// distributed driver cuts into tasks).
+pub fn selfplay_plan(dir: &Path) -> Result<(u32, u64), String> {
+    let run_dir = RunDir::new(dir);
+    let text = tafl_engine::input::read_text(&run_dir.config_file())
+        .map_err(|e| format!("{}/config.toml: {e}", dir.display()))?;
+    let config = TrainConfig::parse(&text, &format!("{}/config.toml", dir.display()))?;
+    let state = RunState::load(dir)?;
+    let (sp, _) = config.selfplay_at(state.iteration);
+    Ok((state.iteration, sp.games_per_iteration as u64))
+}
+
 fn net_config(config: &TrainConfig, ruleset: &Ruleset) -> NetConfig {
     NetConfig::new(ruleset.size())
         .with_blocks(config.model.blocks)
