@@ -190,7 +190,10 @@ fn a_run_on_ray_survives_a_node_killed_mid_iteration() {
             first_nodes.insert(node_of(&line));
             if first_nodes.len() == 2 {
                 let pattern = format!("manager.port={node_port}");
-                let k = Command::new("pkill").args(["-9", "-f", &pattern]).status().unwrap();
+                let k = Command::new("pkill")
+                    .args(["-9", "-f", &pattern])
+                    .status()
+                    .unwrap();
                 assert!(k.success(), "no process of node 2 found");
                 let _ = Command::new("kill").args(["-9", &format!("-{group}")]).status();
                 killed = true;
