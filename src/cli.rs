@@ -1026,7 +1026,8 @@ struct RebalanceArgs {
     /// at 100 simulations (the same player under every variant).
     #[arg(long, default_value = tafl_lab::balance::rebalance::DEFAULT_SKILLED)]
     skilled: String,
-    /// The stronger players the finalists are measured again with (comma separated).
+    /// The stronger players the survivors of the race race again with, in turn (comma
+    /// separated).
     #[arg(long, value_delimiter = ',', default_value = tafl_lab::balance::rebalance::DEFAULT_STRENGTHS)]
     strengths: Vec<String>,
     /// Each ply, the side to move plays a uniformly random legal move with this probability.

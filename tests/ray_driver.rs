@@ -115,6 +115,8 @@ fn a_run_on_ray_survives_a_node_killed_mid_iteration() {
         "--node-ip-address=127.0.0.1",
         &format!("--port={port}"),
         "--num-cpus=1",
+        // Small object stores: the run's files are a few MB, and CI machines are small.
+        "--object-store-memory=200000000",
         "--include-dashboard=false",
         "--disable-usage-stats",
     ]))
@@ -131,6 +133,7 @@ fn a_run_on_ray_survives_a_node_killed_mid_iteration() {
         "--node-ip-address=127.0.0.1",
         &format!("--node-manager-port={node_port}"),
         "--num-cpus=1",
+        "--object-store-memory=200000000",
         "--block",
         "--disable-usage-stats",
     ]))

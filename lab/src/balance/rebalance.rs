@@ -51,7 +51,7 @@ pub const DEFAULT_LEVERS: &[&str] = &[
 /// (networks are trained for one ruleset).
 pub const DEFAULT_SKILLED: &str = "mcts:heuristic:100";
 
-/// The stronger players the finalists are measured again with.
+/// The stronger players the survivors of the race race again with.
 pub const DEFAULT_STRENGTHS: &str = "mcts:heuristic:400";
 
 /// The confidence of a drop. The race looks at every variant after every round, so its drops
@@ -76,7 +76,7 @@ pub struct Request {
     pub max_changes: u32,
     /// The racing player: `level:N` or a spec.
     pub skilled: String,
-    /// The stronger players the finalists are measured again with.
+    /// The stronger players the survivors race again with, in turn.
     pub strengths: Vec<String>,
     /// Probability of a uniformly random move each ply.
     pub exploration: f32,
