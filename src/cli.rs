@@ -1074,45 +1074,29 @@ struct RebalanceArgs {
 
 impl RebalanceArgs {
     fn run(self) -> Result<(), String> {
-        let RebalanceArgs {
-            rules,
-            levers,
-            max_changes,
-            skilled,
-            strengths,
-            exploration,
-            ply_limit,
-            band,
-            precision,
-            finalists,
-            first_round,
-            max_games,
-            max_undecided,
-            random_games,
-            exhaustive,
-            seed,
-            threads,
-            out,
-        } = self;
         let req = tafl_lab::balance::rebalance::Request {
-            rules,
-            levers,
-            max_changes,
-            skilled,
-            strengths: strengths.into_iter().filter(|s| !s.trim().is_empty()).collect(),
-            exploration,
-            ply_limit,
-            band,
-            precision,
-            finalists,
-            first_round,
-            max_games,
-            max_undecided,
-            random_games,
-            exhaustive,
-            seed,
-            threads,
-            out,
+            rules: self.rules,
+            levers: self.levers,
+            max_changes: self.max_changes,
+            skilled: self.skilled,
+            strengths: self
+                .strengths
+                .into_iter()
+                .filter(|s| !s.trim().is_empty())
+                .collect(),
+            exploration: self.exploration,
+            ply_limit: self.ply_limit,
+            band: self.band,
+            precision: self.precision,
+            finalists: self.finalists,
+            first_round: self.first_round,
+            max_games: self.max_games,
+            max_undecided: self.max_undecided,
+            random_games: self.random_games,
+            exhaustive: self.exhaustive,
+            seed: self.seed,
+            threads: self.threads,
+            out: self.out,
         };
         tafl_lab::balance::rebalance::run(&req, tafl_lab::balance::stop_on_ctrl_c())
     }
