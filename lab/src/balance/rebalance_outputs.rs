@@ -125,7 +125,7 @@ pub fn markdown(plan: &Plan, state: &State) -> String {
         s.levers.iter().map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", "),
         s.players[0],
         if s.players.len() > 1 {
-            format!("the finalists again with {}", s.players[1..].join(", "))
+            format!("the survivors race again with {}", s.players[1..].join(", "))
         } else {
             "one strength only".to_string()
         },
