@@ -376,8 +376,7 @@ fn undecided(t: &GameTally) -> u64 {
 /// True when the 95% interval of the defenders' share of decided games is within
 /// `precision` of its share on both sides.
 fn precise(t: &GameTally, precision: f64) -> bool {
-    let s = defenders_share(t);
-    t.decisive() > 0 && s.high - s.share <= precision && s.share - s.low <= precision
+    t.decisive() > 0 && half_width(t) <= precision
 }
 
 /// The distance of the defenders' share from even, as an interval at confidence `z`.
@@ -688,12 +687,9 @@ fn next_step(state: &State) -> Step {
         return Step::Measure(todo);
     }
     if s.random_games > 0 {
-        let want: Vec<usize> = [0, best(state)]
-            .into_iter()
-            .filter(|&v| state.random[v].is_none())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let mut want = vec![0, best(state)];
+        want.dedup();
+        want.retain(|&v| state.random[v].is_none());
         if !want.is_empty() {
             return Step::Random(want);
         }
