@@ -10,6 +10,10 @@
 # suite, checkpoints/openings/RULES.txt, with no random plies (the levels' own random moves
 # stay); RULE=random keeps the table before the suites: pairs from 4 random plies.
 #
+# MAX_LEVEL (default 5) is the last level measured: level 6 thinks a second a move on every core,
+# so its pairs take hours at 200 games (checkpoints/README.md, "At 1 s a move", measures it with
+# `--threads 1`); MAX_LEVEL=6 includes it.
+#
 # Uses TAFL (a binary) if set, else target/release/tafl, built first with cargo build --release.
 # Prints a markdown table on stdout.
 set -euo pipefail
@@ -25,6 +29,7 @@ else
   tafl=target/release/tafl
 fi
 levels=$(grep -c '^\[\[level\]\]' configs/levels.toml)
+levels=$((levels < ${MAX_LEVEL:-5} ? levels : ${MAX_LEVEL:-5}))
 rule="${RULE:-suite}"
 case "$rule" in suite | random) ;; *) echo "measure-levels.sh: RULE=$rule; use suite or random" >&2; exit 2 ;; esac
 echo "| rules | openings | level | vs level | games | as attackers W-D-L | as defenders W-D-L | score | Elo (95% interval) |"

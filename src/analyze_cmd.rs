@@ -175,6 +175,7 @@ pub fn analyse<B: BitSet>(
     Ok(Some(Analysis {
         evaluator: match &eval_spec {
             EvaluatorSpec::Model(p) => format!("model {p}"),
+            EvaluatorSpec::Hybrid(p) => format!("heuristic refined by model {p}"),
             other => format!("{other:?}").to_lowercase(),
         },
         simulations: res.simulations,

@@ -42,17 +42,19 @@ pub fn search(rs: &Ruleset, seconds: f64) {
         // One player's search on several threads, both ways `--parallel` offers: the
         // simulations a second one player gets out of a time limit. The network player too,
         // where a model was shipped for these rules: its evaluations cost far more than the
-        // tree walk, which is what a shared tree's lock serialises.
+        // tree walk, which is what a shared tree's lock serialises; and the hybrid, which
+        // asks it only of the nodes visited often.
         use tafl_engine::Parallelism;
         let mut players = vec!["mcts:heuristic"];
         if tafl_lab::shipped::for_rules(rs).is_ok() {
             players.push("mcts:model=shipped");
+            players.push("mcts:hybrid=shipped");
         }
         for spec in players {
             for (threads, parallel) in [(1usize, Parallelism::Root), (2, Parallelism::Root), (2, Parallelism::Tree)] {
                 match one_search_rate(&rules, spec, threads, parallel, seconds) {
                     Ok(rate) => println!(
-                        "{:<22} one search {spec:<18} {threads} thread(s) {:>12.0} simulations/s{}",
+                        "{:<22} one search {spec:<20} {threads} thread(s) {:>12.0} simulations/s{}",
                         rs.id(),
                         rate,
                         if threads > 1 { format!(" ({parallel} parallel)") } else { String::new() }

@@ -639,7 +639,7 @@ struct EngineArgs {
     #[arg(value_parser = crate::common::parse_rules)]
     rules: RulesArg,
     /// The player (`random`, `greedy`, `mcts:rollout:800`, `mcts:model=RUN:200`,
-    /// `level:N`); default: level 5, the strongest level, which makes no deliberate mistakes.
+    /// `level:N`); default: level 5, the strongest level that follows the host's clock (no deliberate mistakes).
     #[arg(long)]
     player: Option<String>,
     /// AI level (see configs/levels.toml), instead of --player.

@@ -1,7 +1,9 @@
 //! `tafl analyze` resolves its player as play does: `level:N`, with the level's fallback under
 //! rules that ship no network.
 
-use std::process::Command;
+mod cmd;
+
+use cmd::tafl_text;
 
 #[test]
 fn analyze_takes_a_level_and_plays_its_fallback_where_no_network_fits() {
@@ -11,23 +13,64 @@ fn analyze_takes_a_level_and_plays_its_fallback_where_no_network_fits() {
         ("copenhagen", "level:3", "model shipped with 50 simulations"),
         ("tablut", "level:3", "model shipped with 50 simulations"),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_tafl"))
-            .args(["analyze", "--rules", rules, "--player", level, "--top", "2"])
-            .output()
-            .expect("run tafl analyze");
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{rules} {level}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let (ok, text, err) = tafl_text(&["analyze", "--rules", rules, "--player", level, "--top", "2"]);
+        assert!(ok, "{rules} {level}: {err}");
         assert!(text.contains(searched_by), "{rules} {level}:\n{text}");
     }
     // A level that does not search cannot analyse, and says so.
-    let out = Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .args(["analyze", "--rules", "brandubh", "--player", "level:1"])
-        .output()
-        .expect("run tafl analyze");
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a search player"));
+    let (ok, _, err) = tafl_text(&["analyze", "--rules", "brandubh", "--player", "level:1"]);
+    assert!(!ok);
+    assert!(err.contains("needs a search player"), "{err}");
+}
+
+/// Each listed move's prior, by move, from an analysis table.
+fn priors(text: &str) -> std::collections::HashMap<String, String> {
+    text.lines()
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|w| w.parse::<u32>().is_ok())
+        })
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() >= 5).then(|| (w[1].to_string(), w[4].to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn a_hybrid_searches_with_the_hand_written_evaluation_and_takes_the_networks_priors_at_the_root() {
+    let analyse = |player: &str| {
+        let (ok, text, err) = tafl_text(&[
+            "analyze", "--rules", "brandubh", "--player", player, "--top", "60",
+        ]);
+        assert!(ok, "{player}: {err}");
+        text
+    };
+    let hybrid = analyse("mcts:hybrid=shipped:400");
+    assert!(
+        hybrid.contains("heuristic refined by model shipped with 400 simulations"),
+        "{hybrid}"
+    );
+    let (hybrid, network, heuristic) = (
+        priors(&hybrid),
+        priors(&analyse("mcts:model=shipped:1")),
+        priors(&analyse("mcts:heuristic:400")),
+    );
+    assert!(hybrid.len() > 10, "{hybrid:?}");
+    // The root was judged by the network: its priors are the network's, not the heuristic's.
+    for (mv, p) in &hybrid {
+        assert_eq!(Some(p), network.get(mv), "{mv}");
+    }
+    assert!(hybrid.iter().any(|(mv, p)| heuristic.get(mv) != Some(p)));
+    // Under rules no network was trained for there is nothing to refine with.
+    let (ok, _, err) = tafl_text(&[
+        "analyze",
+        "--rules",
+        "fetlar",
+        "--player",
+        "mcts:hybrid=shipped:50",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("shipped"), "{err}");
 }

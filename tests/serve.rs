@@ -266,6 +266,23 @@ fn rulesets_levels_health_and_the_page() {
     assert_eq!(st.status, 200, "{}", st.body);
     let levels = s.get("/api/levels").json();
     assert!(levels["levels"].as_array().unwrap().len() >= 3, "{levels}");
+    // The timed top level is marked; hints without a level come from the strongest level that
+    // thinks by simulations (level 5), so that they do not depend on the machine's speed.
+    let timed: Vec<u64> = levels["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["timed"] == true)
+        .map(|l| l["level"].as_u64().unwrap())
+        .collect();
+    assert_eq!(timed, [6], "{levels}");
+    let hint = s.post(
+        "/api/analyze",
+        &json!({"rules": "fetlar", "simulations": 40}).to_string(),
+    );
+    assert_eq!(hint.status, 200, "{}", hint.body);
+    let label = hint.json()["player"].as_str().unwrap().to_string();
+    assert!(label.starts_with("level 5 "), "{label}");
     assert_eq!(s.get("/health").json()["status"], "ok");
     let page = s.get("/");
     assert_eq!(page.status, 200);

@@ -115,7 +115,9 @@ async function init() {
       $("level").add(o);
     }
     $("level").value = "3";
-    const searching = lv.levels.filter((l) => l.searches).map((l) => l.level);
+    // Hints come from the strongest level that thinks by simulations: the same position gets
+    // the same hint whatever the server's load (as /api/analyze chooses without a level).
+    const searching = lv.levels.filter((l) => l.searches && !l.timed).map((l) => l.level);
     game.strongest = searching.length ? Math.max(...searching) : null;
     const params = new URLSearchParams(location.search);
     const problems = [];

@@ -70,9 +70,9 @@ pub use ruleset::{
 pub use search::{
     classic_evaluator, play_game, play_game_from, play_match_from, play_match_with, random_opening,
     score_for, suite_tallies, EvalInput, Evaluation, Evaluator, EvaluatorFactory, EvaluatorSpec, Features,
-    FinishedGame, Heuristic, Level, Levels, MatchResult, MatchSettings, MoveStat, Openings, Parallelism,
-    Player, PlayerFactory, PlayerSpec, Proven, Rollout, RootSelection, Search, SearchConfig, SearchResult,
-    SideTally, Uniform, Wdl, OPENING_SEED,
+    FinishedGame, Heuristic, Layered, Level, Levels, MatchResult, MatchSettings, MoveStat, Openings,
+    Parallelism, Player, PlayerFactory, PlayerSpec, Proven, Rollout, RootSelection, Search, SearchConfig,
+    SearchResult, SideTally, Uniform, Wdl, OPENING_SEED,
 };
 pub use search::{
     merge_results, parse_duration, Clock, Deadline, ThinkingLimit, MAX_NODES, MIN_NODES, MOVE_OVERHEAD,

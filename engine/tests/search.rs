@@ -278,9 +278,27 @@ fn players_from_specs_play_legal_moves_and_levels_load() {
         "mcts:rollout:0",
         "alphabeta",
         "mcts:model=:5",
+        "mcts:hybrid=",
     ] {
         assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
     }
+    // A hybrid names its model; the engine alone cannot build it.
+    let hybrid = PlayerSpec::parse("mcts:hybrid=runs/a:b:200").unwrap();
+    assert_eq!(
+        hybrid,
+        PlayerSpec::Mcts {
+            evaluator: EvaluatorSpec::Hybrid("runs/a:b".into()),
+            simulations: 200
+        }
+    );
+    assert_eq!(hybrid.to_string(), "mcts:hybrid=runs/a:b:200");
+    assert!(Player::<u128>::new(&hybrid, 1, &SearchConfig::default(), &classic_evaluator).is_err());
+    assert!(Levels::parse(
+        "[[level]]\nlevel = 1\nplayer = \"mcts:heuristic\"\nfallback = \"mcts:hybrid=shipped\"\n",
+        "x"
+    )
+    .and_then(|l| l.0[0].fallback_spec())
+    .is_err());
     let levels = Levels::builtin();
     assert!(levels.0.len() >= 3);
     for l in &levels.0 {
@@ -865,4 +883,90 @@ fn a_tree_keeps_to_its_node_limit() {
         ..SearchConfig::default()
     };
     assert!(too_small.validate().unwrap_err().contains("max_nodes"));
+}
+
+/// Counts the positions it is asked for, answering as the evaluator it wraps.
+struct Counting<E> {
+    inner: E,
+    positions: std::sync::atomic::AtomicUsize,
+}
+
+impl<E: Evaluator<u128>> Evaluator<u128> for Counting<E> {
+    fn evaluate(&self, rules: &Rules<u128>, inputs: &[EvalInput<'_, u128>]) -> Vec<Evaluation> {
+        self.positions
+            .fetch_add(inputs.len(), std::sync::atomic::Ordering::Relaxed);
+        self.inner.evaluate(rules, inputs)
+    }
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+}
+
+#[test]
+fn a_layered_evaluator_refines_the_root_and_the_nodes_visited_often() {
+    use std::sync::atomic::Ordering::Relaxed;
+    use std::sync::Arc;
+    let r = rules("brandubh");
+    let game = Game::new(&r);
+    for threads in [1, 2] {
+        let fast = Arc::new(Counting {
+            inner: Uniform,
+            positions: Default::default(),
+        });
+        let slow = Arc::new(Counting {
+            inner: Fixated {
+                favourite: "a4-a3",
+                value: 0.0,
+            },
+            positions: Default::default(),
+        });
+        let layered = Layered {
+            fast: fast.clone(),
+            slow: slow.clone(),
+        };
+        assert!(layered.refiner().is_some());
+        let config = SearchConfig {
+            simulations: 3000,
+            refine_visits: 50,
+            refine_weight: 4,
+            solver: false,
+            ..SearchConfig::default()
+        };
+        let mut s = Search::new(config, &game, 3);
+        let res = s
+            .run_shared(&r, &layered, 0.0, Deadline::none(), threads)
+            .expect("a move");
+        let refined = slow.positions.load(Relaxed);
+        let leaves = fast.positions.load(Relaxed);
+        // The root and the nodes that reached 50 visits, far fewer than the leaves.
+        assert!(refined >= 2, "{threads} thread(s): {refined} refined");
+        assert!(
+            refined * 10 < leaves,
+            "{threads} thread(s): {refined} refined of {leaves} leaves"
+        );
+        // The refiner's priors replace the fast evaluator's (uniform) and steer the search.
+        let fav = res.moves.iter().find(|m| m.mv.text(7) == "a4-a3").expect("a4-a3");
+        assert!((fav.prior - 0.99).abs() < 1e-6, "prior {}", fav.prior);
+        assert_eq!(res.best.text(7), "a4-a3");
+        // Every refinement below the root adds its weight to the root's visits.
+        assert_eq!(res.simulations, 3000);
+        assert_eq!(
+            s.root_visits() as usize,
+            3000 + 4 * (refined - 1),
+            "{threads} thread(s)"
+        );
+    }
+    // Without a refiner the same search evaluates nothing twice and adds no visits.
+    let mut s = Search::new(
+        SearchConfig {
+            simulations: 3000,
+            refine_visits: 50,
+            solver: false,
+            ..SearchConfig::default()
+        },
+        &game,
+        3,
+    );
+    s.run(&r, &Uniform, 0.0).expect("a move");
+    assert_eq!(s.root_visits(), 3000);
 }

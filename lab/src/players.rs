@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use tafl_engine::{
-    classic_evaluator, BitSet, Evaluator, EvaluatorSpec, Levels, Player, PlayerSpec, Rules, SearchConfig,
-    ThinkingLimit,
+    classic_evaluator, BitSet, Evaluator, EvaluatorSpec, Heuristic, Layered, Levels, Player, PlayerSpec,
+    Rules, SearchConfig, ThinkingLimit,
 };
 use tafl_nn::NetEvaluator;
 
@@ -44,7 +44,7 @@ impl Resolved {
     pub fn for_rules(&self, ruleset: &tafl_engine::Ruleset) -> Resolved {
         let shipped = matches!(
             &self.spec,
-            PlayerSpec::Mcts { evaluator: EvaluatorSpec::Model(p), .. } if p == tafl_trainer::shipped::SHIPPED_PATH
+            PlayerSpec::Mcts { evaluator, .. } if evaluator.model_path() == Some(tafl_trainer::shipped::SHIPPED_PATH)
         );
         match &self.fallback {
             Some(f) if shipped && tafl_trainer::shipped::for_rules(ruleset).is_err() => Resolved {
@@ -124,10 +124,10 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         (
             None,
             PlayerSpec::Mcts {
-                evaluator: EvaluatorSpec::Model(p),
+                evaluator,
                 simulations,
             },
-        ) if p == tafl_trainer::shipped::SHIPPED_PATH => Some(PlayerSpec::Mcts {
+        ) if evaluator.model_path() == Some(tafl_trainer::shipped::SHIPPED_PATH) => Some(PlayerSpec::Mcts {
             evaluator: EvaluatorSpec::Heuristic,
             simulations: *simulations,
         }),
@@ -196,11 +196,10 @@ fn net(path: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc<NetEvaluator>, 
 /// programs are started only when a game needs them.
 pub fn check(r: &Resolved) -> Result<(), String> {
     for spec in std::iter::once(&r.spec).chain(&r.fallback) {
-        if let PlayerSpec::Mcts {
-            evaluator: EvaluatorSpec::Model(path),
-            ..
-        } = spec
-        {
+        if let Some(path) = match spec {
+            PlayerSpec::Mcts { evaluator, .. } => evaluator.model_path(),
+            _ => None,
+        } {
             if path == tafl_trainer::shipped::SHIPPED_PATH {
                 continue;
             }
@@ -219,6 +218,10 @@ pub fn check(r: &Resolved) -> Result<(), String> {
 pub fn evaluator<B: BitSet>(e: &EvaluatorSpec, rules: &Rules<B>) -> Result<Arc<dyn Evaluator<B>>, String> {
     match e {
         EvaluatorSpec::Model(path) => Ok(net(path, &rules.ruleset)? as Arc<dyn Evaluator<B>>),
+        EvaluatorSpec::Hybrid(path) => Ok(Arc::new(Layered {
+            fast: Arc::new(Heuristic),
+            slow: net(path, &rules.ruleset)? as Arc<dyn Evaluator<B>>,
+        })),
         other => classic_evaluator(other),
     }
 }

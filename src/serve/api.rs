@@ -381,7 +381,13 @@ pub async fn levels(State(s): State<Arc<Server>>) -> Json<Value> {
         .levels
         .iter()
         .map(|(n, description, r)| {
-            json!({"level": n, "description": description, "player": r.label, "searches": matches!(r.spec, PlayerSpec::Mcts { .. })})
+            json!({
+                "level": n,
+                "description": description,
+                "player": r.label,
+                "searches": matches!(r.spec, PlayerSpec::Mcts { .. }),
+                "timed": r.limit != ThinkingLimit::Simulations,
+            })
         })
         .collect();
     Json(json!({
@@ -524,7 +530,16 @@ pub async fn analyze(State(s): State<Arc<Server>>, body: Result<Bytes, BytesReje
         )));
     }
     let rs = s.ruleset(&req.rules)?;
-    let strongest = s.levels.iter().map(|(n, _, _)| *n).max();
+    // The strongest level that thinks by simulations: a level that thinks by time would make
+    // the same request give different hints on different machines and loads.
+    let by_simulations = |r: &Resolved| r.limit == ThinkingLimit::Simulations;
+    let strongest = s
+        .levels
+        .iter()
+        .filter(|(_, _, r)| by_simulations(r))
+        .map(|(n, _, _)| *n)
+        .max()
+        .or_else(|| s.levels.iter().map(|(n, _, _)| *n).max());
     let player = s.player(&req, strongest)?;
     if !matches!(player.spec, PlayerSpec::Mcts { .. }) {
         return Err(ApiError::bad(format!(

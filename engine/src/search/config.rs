@@ -86,6 +86,13 @@ pub struct SearchConfig {
     /// memory of its searches with this; see [`Search::tree_bytes`](super::Search::tree_bytes)).
     /// Default and most [`MAX_NODES`](super::MAX_NODES).
     pub max_nodes: usize,
+    /// With an evaluator that has a [`refiner`](super::Evaluator::refiner) (a
+    /// [`Layered`](super::Layered) one): visits after which a node is evaluated again by the
+    /// refiner, whose priors then replace its children's. Default 32.
+    pub refine_visits: u32,
+    /// Visits the refiner's value counts for when it is added to a refined node (and backed up
+    /// through its ancestors as those visits). Default 8.
+    pub refine_weight: u32,
 }
 
 impl Default for SearchConfig {
@@ -104,6 +111,8 @@ impl Default for SearchConfig {
             gumbel_c_scale: 1.0,
             solver: true,
             max_nodes: super::MAX_NODES,
+            refine_visits: 32,
+            refine_weight: 8,
         }
     }
 }
@@ -132,6 +141,12 @@ impl SearchConfig {
         }
         if !(self.virtual_loss.is_finite() && self.virtual_loss >= 0.0) {
             return bad("virtual_loss", "must be zero or positive");
+        }
+        if self.refine_visits == 0 {
+            return bad("refine_visits", "must be at least 1");
+        }
+        if self.refine_weight > 1_000_000 {
+            return bad("refine_weight", "must be at most 1000000");
         }
         if !(MIN_NODES..=super::MAX_NODES).contains(&self.max_nodes) {
             return bad(

@@ -3,6 +3,7 @@
 use crate::bitset::BitSet;
 use crate::position::{Move, Position};
 use crate::rules::Rules;
+use std::sync::Arc;
 
 /// One position to evaluate, with its legal moves in the order the priors must follow.
 #[derive(Clone, Copy, Debug)]
@@ -64,4 +65,36 @@ pub trait Evaluator<B: BitSet>: Send + Sync {
     fn evaluate(&self, rules: &Rules<B>, inputs: &[EvalInput<'_, B>]) -> Vec<Evaluation>;
     /// A short name for reports (`uniform`, `rollout`, `net:brandubh-0042`).
     fn name(&self) -> String;
+    /// A second, costlier opinion for the positions the search visits often (see
+    /// [`Layered`]): where there is one, a node that reaches
+    /// [`SearchConfig::refine_visits`](super::SearchConfig::refine_visits) visits takes its
+    /// children's priors from it, and its value as extra visits. None by default.
+    fn refiner(&self) -> Option<&dyn Evaluator<B>> {
+        None
+    }
+}
+
+/// A fast evaluator for every leaf and a slow one for the nodes the search keeps coming back
+/// to: the search runs at nearly the fast one's speed, and the slow one's judgement steers the
+/// few hundred lines that decide the move. This is how Go programs played with networks
+/// before those were fast (priors from the network only for nodes with enough playouts), and
+/// what lets a network that costs a hundred times the hand-written evaluation help at equal
+/// time.
+pub struct Layered<B: BitSet> {
+    /// Evaluates every new leaf.
+    pub fast: Arc<dyn Evaluator<B>>,
+    /// Refines nodes once they are visited often.
+    pub slow: Arc<dyn Evaluator<B>>,
+}
+
+impl<B: BitSet> Evaluator<B> for Layered<B> {
+    fn evaluate(&self, rules: &Rules<B>, inputs: &[EvalInput<'_, B>]) -> Vec<Evaluation> {
+        self.fast.evaluate(rules, inputs)
+    }
+    fn name(&self) -> String {
+        format!("{}+{}", self.fast.name(), self.slow.name())
+    }
+    fn refiner(&self) -> Option<&dyn Evaluator<B>> {
+        Some(&*self.slow)
+    }
 }

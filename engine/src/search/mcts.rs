@@ -6,7 +6,7 @@
 //! so a parent picks the child with the highest value directly.
 
 use super::config::{RootSelection, SearchConfig};
-use super::evaluator::{EvalInput, Evaluator};
+use super::evaluator::{EvalInput, Evaluation, Evaluator};
 use super::noise;
 use super::time::Deadline;
 use crate::bitset::BitSet;
@@ -96,6 +96,8 @@ struct Node {
     state: State,
     /// Proven result for the side that moved into this node, once the solver has one.
     proven: Option<Proven>,
+    /// Whether the evaluator's refiner has judged this node (or it is queued for it).
+    refined: bool,
 }
 
 impl Node {
@@ -111,6 +113,7 @@ impl Node {
             num_children: 0,
             state: State::Unexpanded,
             proven: None,
+            refined: false,
         }
     }
     fn children(&self) -> std::ops::Range<usize> {
@@ -208,6 +211,11 @@ pub struct Search<B: BitSet> {
     game: Game<B>,
     rng: ChaCha8Rng,
     root_priors: Option<Vec<f32>>,
+    /// Visits at which a node goes to the evaluator's refiner; 0 when it has none (set by
+    /// each run from its evaluator).
+    refine_at: u32,
+    /// Nodes that reached `refine_at` since the refiner last ran, with their games.
+    refine_queue: Vec<PendingLeaf<B>>,
 }
 
 /// A leaf waiting for evaluation.
@@ -226,6 +234,8 @@ impl<B: BitSet> Search<B> {
             game: game.clone(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             root_priors: None,
+            refine_at: 0,
+            refine_queue: Vec::new(),
         };
         s.reset_tree();
         s
@@ -381,12 +391,26 @@ impl<B: BitSet> Search<B> {
         if self.game.outcome().is_some() {
             return None;
         }
+        self.refine_at = match evaluator.refiner() {
+            Some(_) => self.config.refine_visits.max(1),
+            None => 0,
+        };
         let mut done = 0u32;
         if self.nodes[self.root].state == State::Unexpanded {
             done += self.simulate_batch(rules, evaluator, 1, &[]);
         }
         if self.nodes[self.root].num_children == 0 {
             return None;
+        }
+        // The root chooses the move: the refiner judges it at once, whatever its visits.
+        let root = self.root;
+        if self.refine_at > 0 && self.nodes[root].state == State::Expanded && !self.nodes[root].refined {
+            self.nodes[root].refined = true;
+            self.refine_queue.push(PendingLeaf {
+                path: vec![root],
+                game: self.game.clone(),
+            });
+            self.refine_pending(rules, evaluator);
         }
         self.add_root_noise();
         Some(done)
@@ -540,7 +564,72 @@ impl<B: BitSet> Search<B> {
     ) -> u32 {
         let (pending, backed) = self.collect_leaves(rules, want, forced);
         let evaluated = evaluate_leaves(rules, evaluator, pending);
-        backed + self.apply_evaluations(evaluated)
+        let ran = backed + self.apply_evaluations(evaluated);
+        self.refine_pending(rules, evaluator);
+        ran
+    }
+
+    /// Runs the evaluator's refiner on the nodes queued for it, if any (see
+    /// [`SearchConfig::refine_visits`]).
+    fn refine_pending(&mut self, rules: &Rules<B>, evaluator: &dyn Evaluator<B>) {
+        if self.refine_queue.is_empty() {
+            return;
+        }
+        let queue = std::mem::take(&mut self.refine_queue);
+        let Some(refiner) = evaluator.refiner() else {
+            return;
+        };
+        let judged = self.evaluate_refinements(rules, refiner, queue);
+        self.apply_refinements(judged);
+    }
+
+    /// The refiner's evaluations of queued nodes, in one call; the moves are each node's
+    /// children's, in their order.
+    fn evaluate_refinements(
+        &self,
+        rules: &Rules<B>,
+        refiner: &dyn Evaluator<B>,
+        queue: Vec<PendingLeaf<B>>,
+    ) -> Vec<(PendingLeaf<B>, Evaluation)> {
+        let lists: Vec<Vec<Move>> = queue
+            .iter()
+            .map(|p| {
+                let node = *p.path.last().unwrap_or(&self.root);
+                self.nodes[node].children().map(|c| self.nodes[c].mv).collect()
+            })
+            .collect();
+        let evals = evaluate_refinements(rules, refiner, &queue, &lists);
+        queue.into_iter().zip(evals).collect()
+    }
+
+    /// Gives each refined node its children's new priors, and adds the refiner's value as
+    /// [`SearchConfig::refine_weight`] visits along its path.
+    fn apply_refinements(&mut self, judged: Vec<(PendingLeaf<B>, Evaluation)>) {
+        let weight = self.config.refine_weight;
+        for (leaf, eval) in judged {
+            let node = *leaf.path.last().unwrap_or(&self.root);
+            let kids = self.nodes[node].children();
+            if self.nodes[node].state != State::Expanded || eval.priors.len() != kids.len() {
+                continue;
+            }
+            for (c, p) in kids.zip(&eval.priors) {
+                if p.is_finite() && *p >= 0.0 {
+                    self.nodes[c].prior = *p;
+                }
+            }
+            if node == self.root {
+                continue;
+            }
+            // Stored for the side that moved into the node: the negation of the refiner's
+            // value for the side to move there.
+            let mut v = -eval.wdl.value().clamp(-1.0, 1.0);
+            for &i in leaf.path.iter().rev() {
+                let n = &mut self.nodes[i];
+                n.visits += weight;
+                n.value_sum += v * weight as f32;
+                v = -v;
+            }
+        }
     }
 
     /// Descends to up to `want` leaves under virtual loss (see [`Search::simulate_batch`]
@@ -626,17 +715,35 @@ impl<B: BitSet> Search<B> {
                         let want = (total - *claimed).min(batch);
                         let (pending, backed) = tree.collect_leaves(rules, want, &[]);
                         *claimed += pending.len() as u32 + backed;
+                        let refine = std::mem::take(&mut tree.refine_queue);
+                        // Each node's moves are read now: its children do not change.
+                        let lists: Vec<Vec<Move>> = refine
+                            .iter()
+                            .map(|p| {
+                                let node = *p.path.last().unwrap_or(&tree.root);
+                                tree.nodes[node].children().map(|c| tree.nodes[c].mv).collect()
+                            })
+                            .collect();
                         guard.1 += backed;
-                        pending
+                        (pending, refine, lists)
                     };
-                    if pending.is_empty() {
+                    let (pending, refine, lists) = pending;
+                    if pending.is_empty() && refine.is_empty() {
                         // Every leaf in reach waits for another thread's evaluation.
                         std::thread::yield_now();
                         continue;
                     }
                     let evaluated = evaluate_leaves(rules, evaluator, pending);
+                    let judged: Vec<(PendingLeaf<B>, Evaluation)> = match evaluator.refiner() {
+                        Some(r) if !refine.is_empty() => {
+                            let evals = evaluate_refinements(rules, r, &refine, &lists);
+                            refine.into_iter().zip(evals).collect()
+                        }
+                        _ => Vec::new(),
+                    };
                     let Ok(mut guard) = shared.lock() else { return };
                     let ran = guard.0.apply_evaluations(evaluated);
+                    guard.0.apply_refinements(judged);
                     guard.1 += ran;
                 });
             }
@@ -668,6 +775,13 @@ impl<B: BitSet> Search<B> {
                 }
                 State::Pending => return Descent::Collision,
                 _ => {}
+            }
+            if self.refine_at > 0 && !n.refined && n.visits >= self.refine_at {
+                self.nodes[node].refined = true;
+                self.refine_queue.push(PendingLeaf {
+                    path: path.clone(),
+                    game: game.clone(),
+                });
             }
             let child = match forced {
                 Some(c) if node == self.root => c,
@@ -1132,6 +1246,27 @@ fn evaluate_leaves<B: BitSet>(
             (p, children, wins, e.wdl.value())
         })
         .collect()
+}
+
+/// The refiner's evaluations of `queue`'s positions, whose moves are `lists` (each node's
+/// children, in order); needs no access to the tree.
+fn evaluate_refinements<B: BitSet>(
+    rules: &Rules<B>,
+    refiner: &dyn Evaluator<B>,
+    queue: &[PendingLeaf<B>],
+    lists: &[Vec<Move>],
+) -> Vec<Evaluation> {
+    let inputs: Vec<EvalInput<B>> = queue
+        .iter()
+        .zip(lists)
+        .map(|(p, l)| EvalInput {
+            position: p.game.position(),
+            moves: l.as_slice(),
+            occurrences: p.game.occurrences().min(255) as u8,
+            ply: p.game.ply(),
+        })
+        .collect();
+    refiner.evaluate(rules, &inputs)
 }
 
 enum Descent<B: BitSet> {

@@ -17,7 +17,7 @@ pub use arena::{
 };
 pub use classic::{Rollout, Uniform};
 pub use config::{Parallelism, RootSelection, SearchConfig, MIN_NODES};
-pub use evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
+pub use evaluator::{EvalInput, Evaluation, Evaluator, Layered, Wdl};
 pub use heuristic::{Features, Heuristic};
 pub use mcts::{merge_results, MoveStat, Proven, Search, SearchResult, MAX_NODES, NODE_BYTES};
 pub use player::{classic_evaluator, EvaluatorFactory, EvaluatorSpec, Level, Levels, Player, PlayerSpec};

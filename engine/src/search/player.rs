@@ -29,9 +29,23 @@ pub enum EvaluatorSpec {
     Heuristic,
     /// A trained model at a path; built by the caller's factory (the engine has no network).
     Model(String),
+    /// The [`Heuristic`] for every leaf and a trained model at a path for the nodes the
+    /// search visits often: a [`Layered`](super::Layered) evaluator, built by the caller's
+    /// factory.
+    Hybrid(String),
 }
 
-/// A player as text: `random`, `greedy` (also read under its older name `heuristic`), `mcts:<uniform|rollout|heuristic|model=PATH>[:SIMS]`,
+impl EvaluatorSpec {
+    /// The path of the trained model this evaluator loads, if any.
+    pub fn model_path(&self) -> Option<&str> {
+        match self {
+            EvaluatorSpec::Model(p) | EvaluatorSpec::Hybrid(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// A player as text: `random`, `greedy` (also read under its older name `heuristic`), `mcts:<uniform|rollout|heuristic|model=PATH|hybrid=PATH>[:SIMS]`,
 /// or another program: `htp:COMMAND`, `otep:COMMAND`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
@@ -59,7 +73,7 @@ pub enum PlayerSpec {
 impl PlayerSpec {
     /// Parses a spec; the error lists the accepted forms.
     pub fn parse(text: &str) -> Result<PlayerSpec, String> {
-        let forms = "accepted: random, greedy, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], htp:COMMAND, otep:COMMAND";
+        let forms = "accepted: random, greedy, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], mcts:hybrid=PATH[:SIMS], htp:COMMAND, otep:COMMAND";
         let t = text.trim();
         if let Some((protocol, command)) = EngineProtocol::split_spec(t) {
             let command = command.trim();
@@ -100,8 +114,9 @@ impl PlayerSpec {
             "uniform" => EvaluatorSpec::Uniform,
             "rollout" => EvaluatorSpec::Rollout,
             "heuristic" => EvaluatorSpec::Heuristic,
-            e => match e.strip_prefix("model=") {
-                Some(path) if !path.is_empty() => EvaluatorSpec::Model(path.to_string()),
+            e => match (e.strip_prefix("model="), e.strip_prefix("hybrid=")) {
+                (Some(path), _) if !path.is_empty() => EvaluatorSpec::Model(path.to_string()),
+                (_, Some(path)) if !path.is_empty() => EvaluatorSpec::Hybrid(path.to_string()),
                 _ => return Err(format!("player `{t}`: unknown evaluator `{e}`; {forms}")),
             },
         };
@@ -134,6 +149,7 @@ impl std::fmt::Display for EvaluatorSpec {
             EvaluatorSpec::Rollout => f.write_str("rollout"),
             EvaluatorSpec::Heuristic => f.write_str("heuristic"),
             EvaluatorSpec::Model(p) => write!(f, "model={p}"),
+            EvaluatorSpec::Hybrid(p) => write!(f, "hybrid={p}"),
         }
     }
 }
@@ -147,7 +163,9 @@ pub fn classic_evaluator<B: BitSet>(spec: &EvaluatorSpec) -> Result<Arc<dyn Eval
         EvaluatorSpec::Uniform => Ok(Arc::new(Uniform)),
         EvaluatorSpec::Rollout => Ok(Arc::new(Rollout::default())),
         EvaluatorSpec::Heuristic => Ok(Arc::new(Heuristic)),
-        EvaluatorSpec::Model(p) => Err(format!("model `{p}`: this build has no network support")),
+        EvaluatorSpec::Model(p) | EvaluatorSpec::Hybrid(p) => {
+            Err(format!("model `{p}`: this build has no network support"))
+        }
     }
 }
 
@@ -491,13 +509,7 @@ impl Level {
             _ => f.clone(),
         };
         let spec = PlayerSpec::parse(&text).map_err(|e| format!("level {} fallback: {e}", self.level))?;
-        if matches!(
-            spec,
-            PlayerSpec::Mcts {
-                evaluator: EvaluatorSpec::Model(_),
-                ..
-            }
-        ) {
+        if matches!(&spec, PlayerSpec::Mcts { evaluator, .. } if evaluator.model_path().is_some()) {
             return Err(format!(
                 "level {} fallback: `{f}` needs a model itself; a fallback must play under any rules",
                 self.level
