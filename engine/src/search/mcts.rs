@@ -591,15 +591,21 @@ impl<B: BitSet> Search<B> {
         refiner: &dyn Evaluator<B>,
         queue: Vec<PendingLeaf<B>>,
     ) -> Vec<(PendingLeaf<B>, Evaluation)> {
-        let lists: Vec<Vec<Move>> = queue
+        let lists = self.refine_moves(&queue);
+        let evals = evaluate_refinements(rules, refiner, &queue, &lists);
+        queue.into_iter().zip(evals).collect()
+    }
+
+    /// The moves of each queued node: its children's, in their order (they do not change once
+    /// a node is expanded).
+    fn refine_moves(&self, queue: &[PendingLeaf<B>]) -> Vec<Vec<Move>> {
+        queue
             .iter()
             .map(|p| {
                 let node = *p.path.last().unwrap_or(&self.root);
                 self.nodes[node].children().map(|c| self.nodes[c].mv).collect()
             })
-            .collect();
-        let evals = evaluate_refinements(rules, refiner, &queue, &lists);
-        queue.into_iter().zip(evals).collect()
+            .collect()
     }
 
     /// Gives each refined node its children's new priors, and adds the refiner's value as
@@ -716,14 +722,8 @@ impl<B: BitSet> Search<B> {
                         let (pending, backed) = tree.collect_leaves(rules, want, &[]);
                         *claimed += pending.len() as u32 + backed;
                         let refine = std::mem::take(&mut tree.refine_queue);
-                        // Each node's moves are read now: its children do not change.
-                        let lists: Vec<Vec<Move>> = refine
-                            .iter()
-                            .map(|p| {
-                                let node = *p.path.last().unwrap_or(&tree.root);
-                                tree.nodes[node].children().map(|c| tree.nodes[c].mv).collect()
-                            })
-                            .collect();
+                        // Each node's moves are read now, under the lock.
+                        let lists = tree.refine_moves(&refine);
                         guard.1 += backed;
                         (pending, refine, lists)
                     };
