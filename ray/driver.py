@@ -15,7 +15,9 @@ The run folder lives on the driver's machine only. Each iteration:
   driver writes into the run (the state last).
 * gating: `tafl gate RUN` on the driver's machine.
 
-A task whose worker or node dies is retried by Ray on another node (`max_retries`); what was
+A task whose worker or node dies is played again by the driver (--retries times), after a
+wait that doubles each time (2 s, 4 s, ... at most 30 s): the cluster needs some seconds to
+notice a node is gone, and a task sent again at once would land on the dead node again. What was
 in flight is the only loss. The driver itself can be stopped and started again at any time: it
 reads where the run is from its state file, as `tafl train --resume` does.
 """
@@ -140,17 +142,29 @@ def selfplay_stage(args, run, state, config):
         tasks.append((a, min(a + args.games_per_task, total)))
     log(f"iteration {it}: self-play of games {first}..{total} in {len(tasks)} tasks")
     pending = {}
-    queue = list(enumerate(tasks))
+    # (task index, time before which it is not sent): lost tasks wait before they go again.
+    queue = [(k, 0.0) for k in range(len(tasks))]
     results = {}
     attempts = {}
     written = 0
     while queue or pending:
-        while queue and len(pending) < args.actors:
-            k, (a, b) = queue.pop(0)
+        now = time.monotonic()
+        for item in [q for q in queue if q[1] <= now][: max(0, args.actors - len(pending))]:
+            queue.remove(item)
+            k = item[0]
+            a, b = tasks[k]
             # SPREAD: the broadcast files would otherwise pull every task to the driver's node.
             task = selfplay_task.options(scheduling_strategy="SPREAD")
             pending[task.remote(args.tafl, files, a, b)] = k
-        ready, _ = ray.wait(list(pending), num_returns=1)
+        if not pending:
+            time.sleep(max(0.0, min(t for _, t in queue) - time.monotonic()))
+            continue
+        # A timeout, so that a lost task whose wait is over is sent while others still play.
+        waiting = [t for _, t in queue]
+        timeout = max(0.1, min(waiting) - time.monotonic()) if waiting else None
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=timeout)
+        if not ready:
+            continue
         k = pending.pop(ready[0])
         try:
             node, results[k] = ray.get(ready[0])
@@ -160,8 +174,9 @@ def selfplay_stage(args, run, state, config):
             attempts[k] = attempts.get(k, 0) + 1
             if attempts[k] > args.retries:
                 raise
-            log(f"iteration {it}: task {k} lost ({type(e).__name__}); retrying it, attempt {attempts[k] + 1}")
-            queue.insert(0, (k, tasks[k]))
+            wait = min(30, 2 ** attempts[k])
+            log(f"iteration {it}: task {k} lost ({type(e).__name__}); retrying it in {wait} s, attempt {attempts[k] + 1}")
+            queue.insert(0, (k, time.monotonic() + wait))
             continue
         log(f"iteration {it}: task {k} (games {tasks[k][0]}..{tasks[k][1]}) done on node {node[:8]}")
         # Into the run in game order: only a contiguous prefix of tasks is written.
@@ -203,7 +218,7 @@ def main():
     p.add_argument("--actors", type=int, default=2, help="self-play tasks in flight at once")
     p.add_argument("--games-per-task", type=int, default=4)
     p.add_argument("--learner-gpus", type=float, default=0, help="GPUs of the learner actor")
-    p.add_argument("--retries", type=int, default=3, help="times a lost self-play task is played again")
+    p.add_argument("--retries", type=int, default=5, help="times a lost self-play task is played again")
     p.add_argument("--stop-after", type=int, default=None, help="stop after this iteration")
     args = p.parse_args()
     args.tafl = os.path.abspath(args.tafl)
