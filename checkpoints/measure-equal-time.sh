@@ -19,8 +19,10 @@
 # the score with its 95% interval.
 #
 # Environment: TAFL (the binary; default target/release/tafl, built first), MOVETIME (1), SEED
-# (1), RULE, PLY_LIMIT (400), OUT (default ../scratch/equal-time/RULES-A-B-MOVETIME, the specs'
-# unsafe characters as `_`).
+# (1), RULE, PLY_LIMIT (400), INFERENCE (the networks' engine, `tafl --inference`: auto, burn,
+# onnxruntime or int8; default auto), OUT (default
+# ../scratch/equal-time/RULES-A-B-MOVETIME-RULE[-INFERENCE], the specs' unsafe characters as
+# `_`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $# -ne 4 ]]; then
@@ -45,7 +47,10 @@ else
   cargo build --release --quiet --bin tafl >&2
   tafl=target/release/tafl
 fi
-out="${OUT:-../scratch/equal-time/$(tr -c 'A-Za-z0-9.\n-' '_' <<<"$rules-$a-$b-$movetime")}"
+inference="${INFERENCE:-auto}"
+suffix=""
+[[ "$inference" != auto ]] && suffix="-$inference"
+out="${OUT:-../scratch/equal-time/$(tr -c 'A-Za-z0-9.\n-' '_' <<<"$rules-$a-$b-$movetime-$rule$suffix")}"
 mkdir -p "$out"
 if [[ "$rule" == suite ]]; then
   mapfile -t positions < <(grep -v '^#' "$suite" | grep -v '^rules ' | grep -v '^[[:space:]]*$')
@@ -64,8 +69,8 @@ for ((s = seed; s < seed + pairs; s++)); do
   else
     start=(--opening-plies 4 --exploration 0.1)
   fi
-  echo "pair $s: $a vs $b, $rules, $movetime s a move ..." >&2
-  "$tafl" arena "$a" "$b" --rules "$rules" --games 2 --seed "$s" --movetime "$movetime" --threads 1 \
+  echo "pair $s: $a vs $b, $rules, $movetime s a move ($inference) ..." >&2
+  "$tafl" --inference "$inference" arena "$a" "$b" --rules "$rules" --games 2 --seed "$s" --movetime "$movetime" --threads 1 \
     --ply-limit "$ply_limit" "${start[@]}" >"$log.tmp"
   mv "$log.tmp" "$log"
 done

@@ -212,7 +212,7 @@ pub fn network(rs: &tafl_engine::Ruleset, seconds: f64) -> Result<(), String> {
             .build()
             .map_err(|e| e.to_string())?;
         let peak = peak_gflops(threads).0;
-        for engine in [Inference::Burn, Inference::OnnxRuntime] {
+        for engine in [Inference::Burn, Inference::OnnxRuntime, Inference::Int8] {
             for batch in [1usize, 16, 256] {
                 let Ok(rate) =
                     pool.install(|| forward_rate(&model, engine, &planes, batch, threads, seconds))

@@ -12,7 +12,9 @@ pub struct Cli {
     command: Command,
     /// Engine of the networks' forward passes (players, arena, analysis, engines; `tafl train`
     /// takes its config's `selfplay.inference`): auto (ONNX Runtime where
-    /// scripts/install-onnxruntime.sh installed it, else burn), burn, or onnxruntime.
+    /// scripts/install-onnxruntime.sh installed it, else burn), burn, onnxruntime, or int8
+    /// (ONNX Runtime with 8-bit weights and activations, calibrated when a network loads:
+    /// faster on CPUs with VNNI, a little less exact).
     #[arg(long, global = true, default_value = "auto", value_parser = parse_inference)]
     inference: tafl_nn::Inference,
 }

@@ -134,6 +134,7 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
                     threads: ai.threads,
                     parallel: ai.parallel,
                     follow_clock: false,
+                    inference: ai.inference,
                 };
                 let mut helper: Player<B> = build(&hinter, seed ^ 0x4117, rules)?;
                 if let Some((mv, res)) = helper.choose(rules, &game) {

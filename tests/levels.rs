@@ -119,6 +119,11 @@ fn a_bad_levels_file_is_refused_naming_the_variable_the_file_and_the_level() {
             "[[level]]\nlevel = 1\nplayer = \"mcts:model=shipped\"\nsimulations = 5\nfallback = \"mcts:model=x\"\n",
             "level 1 fallback",
         ),
+        (
+            "inference",
+            "[[level]]\nlevel = 1\nplayer = \"mcts:model=shipped\"\nsimulations = 5\ninference = \"fp16\"\n",
+            "level 1: inference engine `fp16`: expected one of auto, burn, onnxruntime, int8",
+        ),
     ] {
         let file = levels_file(name, text);
         let (ok, _, err) = tafl(&["arena", "level:1", "random", "--rules", "brandubh"], Some(&file));
@@ -126,4 +131,32 @@ fn a_bad_levels_file_is_refused_naming_the_variable_the_file_and_the_level() {
         assert!(err.contains("TAFL_LEVELS") && err.contains(why), "{name}: {err}");
         let _ = std::fs::remove_file(&file);
     }
+}
+
+#[test]
+fn a_level_can_run_its_network_in_int8() {
+    // The level's `inference` reaches its label; the other level's network stays on the
+    // process's default (lab's unit tests check the evaluator itself).
+    let file = levels_file(
+        "int8",
+        "[[level]]\nlevel = 1\nplayer = \"mcts:model=shipped\"\nsimulations = 16\ninference = \"int8\"\n\n[[level]]\nlevel = 2\nplayer = \"mcts:model=shipped\"\nsimulations = 16\n",
+    );
+    let (ok, out, err) = tafl(
+        &[
+            "arena",
+            "level:1",
+            "level:2",
+            "--rules",
+            "brandubh",
+            "--games",
+            "2",
+            "--ply-limit",
+            "20",
+        ],
+        Some(&file),
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("level 1 (mcts:model=shipped:16, int8)"), "{out}");
+    assert!(out.contains("level 2 (mcts:model=shipped:16)"), "{out}");
+    let _ = std::fs::remove_file(&file);
 }

@@ -7,7 +7,7 @@ use tafl_engine::{
     classic_evaluator, BitSet, Evaluator, EvaluatorSpec, Heuristic, Layered, Levels, Player, PlayerSpec,
     Rules, SearchConfig, ThinkingLimit,
 };
-use tafl_nn::NetEvaluator;
+use tafl_nn::{Inference, NetEvaluator};
 
 /// A resolved player spec with the temperature its level asks for.
 #[derive(Clone, Debug)]
@@ -34,6 +34,9 @@ pub struct Resolved {
     /// (other levels and explicit player specs keep their budget, never more than the clock
     /// allows).
     pub follow_clock: bool,
+    /// The engine of its network's forward passes (a level's `inference`); `None`: the
+    /// process's default (`tafl --inference`).
+    pub inference: Option<Inference>,
 }
 
 impl Resolved {
@@ -62,6 +65,7 @@ impl Resolved {
                 threads: self.threads,
                 parallel: self.parallel,
                 follow_clock: self.follow_clock,
+                inference: self.inference,
             },
             _ => self.clone(),
         }
@@ -87,6 +91,7 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
         threads: 1,
         parallel: tafl_engine::Parallelism::Root,
         follow_clock: false,
+        inference: None,
     })
 }
 
@@ -102,10 +107,23 @@ pub fn levels() -> Result<Levels, String> {
             tafl_engine::input::read_text(path)
                 .map_err(|e| format!("levels file `{name}`: {e}"))
                 .and_then(|text| Levels::parse(&text, &name))
+                .and_then(|levels| check_inference(&levels, &name).map(|()| levels))
                 .map_err(|e| format!("{LEVELS_ENV}: {e}"))
         }
         _ => Ok(Levels::builtin()),
     }
+}
+
+/// Refuses a level whose `inference` names no engine, when the file is read (the engine crate
+/// that parses levels files knows no inference engines).
+fn check_inference(levels: &Levels, file: &str) -> Result<(), String> {
+    for l in &levels.0 {
+        if let Some(name) = &l.inference {
+            name.parse::<Inference>()
+                .map_err(|e| format!("{file}: level {}: {e}", l.level))?;
+        }
+    }
+    Ok(())
 }
 
 /// AI level `n`.
@@ -139,12 +157,23 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         other => format!(", {other}"),
     };
     let parallel = l.parallel.unwrap_or_default();
+    let inference = match &l.inference {
+        Some(name) => Some(name.parse::<Inference>().map_err(|e| format!("level {n}: {e}"))?),
+        None => None,
+    };
+    let engine = match inference {
+        Some(i) if i != Inference::Auto => format!(", {i}"),
+        _ => String::new(),
+    };
     let tree = match parallel {
         tafl_engine::Parallelism::Tree => ", one shared tree",
         tafl_engine::Parallelism::Root => "",
     };
     Ok(Resolved {
-        label: format!("level {n} ({}{time}{tree}{mistakes})", spec_text(&spec, limit)),
+        label: format!(
+            "level {n} ({}{time}{tree}{engine}{mistakes})",
+            spec_text(&spec, limit)
+        ),
         spec,
         temperature: l.temperature,
         exploration: l.exploration,
@@ -153,10 +182,11 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         threads: 1,
         parallel,
         follow_clock: l.use_clock,
+        inference,
     })
 }
 
-type NetKey = (String, tafl_trainer::models::GameKey);
+type NetKey = (String, tafl_trainer::models::GameKey, Inference);
 type NetCache = Mutex<HashMap<NetKey, Arc<NetEvaluator>>>;
 
 /// Networks loaded so far, by path and the game of the rules they were loaded for (not the
@@ -172,20 +202,31 @@ fn nets() -> std::sync::MutexGuard<'static, HashMap<NetKey, Arc<NetEvaluator>>> 
 /// weights and worker thread go. A sweep over many checkpoints calls it after each one, so
 /// that at most one checkpoint's network is held at a time.
 pub fn release_model(path: &str) {
-    nets().retain(|(p, _), _| p != path);
+    nets().retain(|(p, _, _), _| p != path);
 }
 
-/// Every game of a match shares one batched evaluator per network (cached by path and
-/// game), so parallel games fill its batches and the weights load once.
-fn net(path: &str, ruleset: &tafl_engine::Ruleset) -> Result<Arc<NetEvaluator>, String> {
+/// Every game of a match shares one batched evaluator per network (cached by path, game and
+/// inference engine, `None` being the process's default), so parallel games fill its batches
+/// and the weights load once.
+fn net(
+    path: &str,
+    ruleset: &tafl_engine::Ruleset,
+    inference: Option<Inference>,
+) -> Result<Arc<NetEvaluator>, String> {
+    let inference = inference.unwrap_or_else(Inference::process_default);
     let mut nets = nets();
-    let key = (path.to_string(), tafl_trainer::models::game_key(ruleset));
+    let key = (
+        path.to_string(),
+        tafl_trainer::models::game_key(ruleset),
+        inference,
+    );
     if let Some(n) = nets.get(&key) {
         return Ok(n.clone());
     }
     let callers = rayon::current_num_threads();
-    let (n, _) = tafl_trainer::models::load_evaluator(std::path::Path::new(path), ruleset, callers)
-        .map_err(|e| format!("model `{path}`: {e}"))?;
+    let (n, _) =
+        tafl_trainer::models::load_evaluator_on(std::path::Path::new(path), ruleset, callers, inference)
+            .map_err(|e| format!("model `{path}`: {e}"))?;
     nets.insert(key, n.clone());
     Ok(n)
 }
@@ -208,7 +249,7 @@ pub fn check(r: &Resolved) -> Result<(), String> {
             let manifest = tafl_nn::read_manifest(&dir).map_err(|e| format!("model `{path}`: {e}"))?;
             let ruleset = tafl_engine::Ruleset::from_file(manifest.ruleset)
                 .map_err(|e| format!("model `{path}`: its rules: {e}"))?;
-            net(path, &ruleset)?;
+            net(path, &ruleset, r.inference)?;
         }
     }
     Ok(())
@@ -216,11 +257,20 @@ pub fn check(r: &Resolved) -> Result<(), String> {
 
 /// The evaluator of a spec for the rules in use: classic ones, or a model checked against the rules.
 pub fn evaluator<B: BitSet>(e: &EvaluatorSpec, rules: &Rules<B>) -> Result<Arc<dyn Evaluator<B>>, String> {
+    evaluator_on(e, rules, None)
+}
+
+/// [`evaluator`] with a model's forward passes on `inference` (`None`: the process's default).
+pub fn evaluator_on<B: BitSet>(
+    e: &EvaluatorSpec,
+    rules: &Rules<B>,
+    inference: Option<Inference>,
+) -> Result<Arc<dyn Evaluator<B>>, String> {
     match e {
-        EvaluatorSpec::Model(path) => Ok(net(path, &rules.ruleset)? as Arc<dyn Evaluator<B>>),
+        EvaluatorSpec::Model(path) => Ok(net(path, &rules.ruleset, inference)? as Arc<dyn Evaluator<B>>),
         EvaluatorSpec::Hybrid(path) => Ok(Arc::new(Layered {
             fast: Arc::new(Heuristic),
-            slow: net(path, &rules.ruleset)? as Arc<dyn Evaluator<B>>,
+            slow: net(path, &rules.ruleset, inference)? as Arc<dyn Evaluator<B>>,
         })),
         other => classic_evaluator(other),
     }
@@ -236,7 +286,7 @@ pub fn build<B: BitSet>(r: &Resolved, seed: u64, rules: &Rules<B>) -> Result<Pla
         p.limit = r.limit;
         return Ok(p);
     }
-    let factory = |e: &EvaluatorSpec| evaluator(e, rules);
+    let factory = |e: &EvaluatorSpec| evaluator_on(e, rules, r.inference);
     let mut p = Player::new(&r.spec, seed, &SearchConfig::default(), &factory)?;
     p.temperature = r.temperature;
     p.exploration = r.exploration;
@@ -298,6 +348,23 @@ pub fn cores() -> usize {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_players_inference_reaches_its_network() {
+        // Where ONNX Runtime is installed (CI installs it before the tests): the same model
+        // path at two engines is two evaluators, the int8 one saying so in its name.
+        if Inference::Int8.resolve().is_err() {
+            eprintln!("skipped: no ONNX Runtime (scripts/install-onnxruntime.sh)");
+            return;
+        }
+        let ruleset = tafl_engine::Ruleset::builtin("brandubh");
+        let rules = Rules::<u128>::new(&ruleset).unwrap();
+        let shipped = EvaluatorSpec::Model(tafl_trainer::shipped::SHIPPED_PATH.into());
+        let int8 = evaluator_on(&shipped, &rules, Some(Inference::Int8)).unwrap();
+        let float = evaluator_on(&shipped, &rules, Some(Inference::OnnxRuntime)).unwrap();
+        assert!(int8.name().ends_with("(int8)"), "{}", int8.name());
+        assert!(!float.name().contains("int8"), "{}", float.name());
+    }
 
     #[test]
     fn a_search_given_a_time_limit_is_named_without_its_simulations() {

@@ -23,6 +23,7 @@
 //! [`crate::Inference`]), else in burn; the search sees the same evaluator either way.
 
 use crate::cache::{CacheKey, EvalCache};
+use crate::calibration::{calibration_planes, CALIBRATION_POSITIONS};
 use crate::encoding::{Encoder, PLANES, PLY_SCALE};
 use crate::model::TaflNet;
 use crate::onnxruntime::{Inference, OnnxNet, ONNXRUNTIME_HINT};
@@ -223,7 +224,14 @@ impl NetEvaluator {
             work: Condvar::new(),
         });
         let name = name.into();
-        let engine = Engine::open(model.valid(), &device, &config, &name);
+        // Int8 calibrates every network it opens (this one, and each that replaces it) on the
+        // same positions.
+        let calibration = if config.inference == Inference::Int8 {
+            calibration_planes(ruleset, &encoder, CALIBRATION_POSITIONS, CALIBRATION_SEED)
+        } else {
+            Vec::new()
+        };
+        let engine = Engine::open(model.valid(), &calibration, &device, &config, &name);
         let engine_kind = engine.kind();
         let worker = {
             let shared = shared.clone();
@@ -232,7 +240,7 @@ impl NetEvaluator {
             let name = name.clone();
             std::thread::Builder::new()
                 .name("tafl-nn-eval".into())
-                .spawn(move || worker_loop(&shared, &encoder, engine, &device, &config, &name))
+                .spawn(move || worker_loop(&shared, &encoder, engine, &calibration, &device, &config, &name))
                 .ok()
         };
         NetEvaluator {
@@ -364,8 +372,13 @@ impl<B: BitSet> Evaluator<B> for NetEvaluator {
         out.into_iter().map(Option::unwrap_or_default).collect()
     }
 
+    /// Its name, with ` (int8)` when its forward passes are quantized (a report then says
+    /// which network played at which precision).
     fn name(&self) -> String {
-        self.name.clone()
+        match self.engine {
+            Inference::Int8 => format!("{} (int8)", self.name),
+            _ => self.name.clone(),
+        }
     }
 }
 
@@ -396,11 +409,24 @@ impl Engine {
     /// The engine `config.inference` asks for, for `model` (in inference mode). Where ONNX
     /// Runtime cannot be had, burn: `auto` says so once per process with how to get the fast
     /// path, an explicit `onnxruntime` says so for every evaluator.
-    fn open(model: TaflNet, device: &Device, config: &BatchConfig, name: &str) -> Engine {
+    ///
+    /// `calibration` holds the input planes of the positions an int8 network calibrates on.
+    fn open(
+        model: TaflNet,
+        calibration: &[f32],
+        device: &Device,
+        config: &BatchConfig,
+        name: &str,
+    ) -> Engine {
         if config.inference != Inference::Burn {
-            match OnnxNet::new(&model, config.threads) {
+            let opened = if config.inference == Inference::Int8 {
+                OnnxNet::new_int8(&model, calibration, config.threads)
+            } else {
+                OnnxNet::new(&model, config.threads)
+            };
+            match opened {
                 Ok(net) => return Engine::Onnx(Box::new(net)),
-                Err(e) if config.inference == Inference::OnnxRuntime => {
+                Err(e) if config.inference != Inference::Auto => {
                     eprintln!("network evaluator `{name}`: {e}; evaluating with burn instead");
                 }
                 Err(e) => {
@@ -419,15 +445,20 @@ impl Engine {
     fn kind(&self) -> Inference {
         match self {
             Engine::Burn(_) => Inference::Burn,
-            Engine::Onnx(_) => Inference::OnnxRuntime,
+            Engine::Onnx(net) => net.kind(),
         }
     }
 }
+
+/// The seed of the calibration positions of int8 evaluators: fixed, so that the same network
+/// always quantizes the same way.
+const CALIBRATION_SEED: u64 = 0x7a71_1ca1;
 
 fn worker_loop(
     shared: &Shared,
     encoder: &Encoder,
     mut engine: Engine,
+    calibration: &[f32],
     device: &Device,
     config: &BatchConfig,
     name: &str,
@@ -474,7 +505,7 @@ fn worker_loop(
                     inference: engine.kind(),
                     ..config.clone()
                 };
-                engine = Engine::open(next, device, &config, name);
+                engine = Engine::open(next, calibration, device, &config, name);
             }
             batch
         };

@@ -36,6 +36,7 @@
 mod backend;
 mod bundle;
 mod cache;
+mod calibration;
 mod checkpoint;
 mod conv;
 pub mod encoding;
@@ -53,6 +54,7 @@ pub use bundle::{
     TensorDoc, BUNDLE_FORMAT, ONNX_FILE, README_FILE,
 };
 pub use cache::{CacheKey, EvalCache};
+pub use calibration::{calibration_planes, CALIBRATION_POSITIONS};
 pub use checkpoint::{
     fnv1a64, load_checkpoint, load_checkpoint_bytes, read_manifest, save_checkpoint, weights_from_bytes,
     weights_to_bytes, write_atomic, Manifest, WeightsInfo, FORMAT, MANIFEST_FILE, WEIGHTS_FILE,
@@ -61,7 +63,11 @@ pub use encoding::{Encoder, ENCODING_VERSION, PLANES, PLANE_INFO};
 pub use error::NnError;
 pub use inference::{softmax, BatchConfig, EvalStats, NetEvaluator};
 pub use model::{GlobalPoolBias, NetConfig, NetOutput, PolicyHead, ResBlock, TaflNet, ValueHead};
-pub use onnx::{onnx_model, ONNX_BATCH_AXIS, ONNX_INPUT, ONNX_MOVES_LEFT, ONNX_OPSET, ONNX_POLICY, ONNX_WDL};
+pub use onnx::quantize::{ActivationRanges, WeightRange};
+pub use onnx::{
+    onnx_calibration_model, onnx_model, onnx_model_int8, ONNX_BATCH_AXIS, ONNX_INPUT, ONNX_MOVES_LEFT,
+    ONNX_OPSET, ONNX_POLICY, ONNX_WDL,
+};
 pub use onnxruntime::{
     find_onnxruntime_library, onnxruntime_library, Inference, OnnxNet, OnnxOutput, ONNXRUNTIME_HINT,
 };

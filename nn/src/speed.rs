@@ -35,7 +35,7 @@ pub fn peak_gflops(threads: usize) -> (f64, String) {
     )
 }
 
-/// Positions per second of `model`'s forward pass on `engine` (`Burn` or `OnnxRuntime`) at
+/// Positions per second of `model`'s forward pass on `engine` (`Burn`, `OnnxRuntime` or `Int8`) at
 /// batch `batch`, run for about `seconds` after one warm-up pass. `planes` holds at least one
 /// encoded position, cycled to fill the batch. burn runs in the calling thread's rayon pool
 /// (install one of the wanted size); ONNX Runtime uses `threads` threads of its own.
@@ -63,6 +63,11 @@ pub fn forward_rate(
     let mut run: Box<dyn FnMut() -> Result<(), crate::NnError>> = match engine {
         crate::Inference::OnnxRuntime => {
             let mut net = crate::OnnxNet::new(model, threads)?;
+            Box::new(move || net.forward(&flat, batch).map(|_| ()))
+        }
+        // Calibrated on the positions given: their ranges, whatever they are, cost the same.
+        crate::Inference::Int8 => {
+            let mut net = crate::OnnxNet::new_int8(model, &planes[..planes.len() / per * per], threads)?;
             Box::new(move || net.forward(&flat, batch).map(|_| ()))
         }
         _ => {

@@ -196,3 +196,60 @@ fn onnxruntime_follows_a_replaced_model_and_serves_the_moves_left_head() {
     // A batch of the wrong size is an error, not a panic.
     assert!(net.forward(&planes, 2).is_err());
 }
+
+/// The int8 evaluator against the float one on the shipped networks, at fixed positions: how
+/// often the best move is the same, and how far the value (win minus loss) moves. Quantization
+/// changes numbers, so the bounds are statistical, set with a margin under what was measured
+/// (printed, for the record).
+#[test]
+fn int8_keeps_the_shipped_networks_best_moves_and_values() {
+    install();
+    for id in ["brandubh", "tablut", "hnefatafl", "copenhagen"] {
+        let (model, ruleset) = shipped(id);
+        let gs = games(&ruleset, 200);
+        let float = evaluate(
+            &evaluator(model.clone(), &ruleset, Inference::OnnxRuntime, 1),
+            &ruleset,
+            &gs,
+        );
+        let int8_eval = evaluator(model, &ruleset, Inference::Int8, 1);
+        assert_eq!(int8_eval.inference(), Inference::Int8);
+        let int8 = evaluate(&int8_eval, &ruleset, &gs);
+        let same_best = float
+            .iter()
+            .zip(&int8)
+            .filter(|(f, q)| best(f) == best(q))
+            .count() as f64
+            / gs.len() as f64;
+        let value = |e: &Evaluation| e.wdl.win - e.wdl.loss;
+        let value_error = float
+            .iter()
+            .zip(&int8)
+            .map(|(f, q)| (value(f) - value(q)).abs() as f64)
+            .sum::<f64>()
+            / gs.len() as f64;
+        let prior_error = float
+            .iter()
+            .zip(&int8)
+            .map(|(f, q)| {
+                f.priors
+                    .iter()
+                    .zip(&q.priors)
+                    .map(|(a, b)| (a - b).abs() as f64)
+                    .sum::<f64>()
+                    / 2.0
+            })
+            .sum::<f64>()
+            / gs.len() as f64;
+        eprintln!("{id}: same best move {same_best:.3}, mean |value difference| {value_error:.4}, mean prior total variation {prior_error:.4}");
+        assert!(same_best >= 0.9, "{id}: best move kept in {same_best}");
+        assert!(
+            value_error <= 0.02,
+            "{id}: value moved by {value_error} on average"
+        );
+        assert!(
+            prior_error <= 0.04,
+            "{id}: priors moved by {prior_error} on average"
+        );
+    }
+}

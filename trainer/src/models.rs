@@ -10,8 +10,8 @@ use tafl_engine::{
     ThronePass, ThroneStop, YesNo,
 };
 use tafl_nn::{
-    burn::prelude::Device, default_device, load_checkpoint, read_manifest, BatchConfig, EloInfo, Manifest,
-    NetEvaluator, TaflNet, MANIFEST_FILE,
+    burn::prelude::Device, default_device, load_checkpoint, read_manifest, BatchConfig, EloInfo, Inference,
+    Manifest, NetEvaluator, TaflNet, MANIFEST_FILE,
 };
 
 /// The checkpoint folder a path names: itself when it holds a manifest, else the best
@@ -52,8 +52,19 @@ pub fn load_evaluator(
     ruleset: &Ruleset,
     callers: usize,
 ) -> Result<(Arc<NetEvaluator>, Manifest), String> {
+    load_evaluator_on(path, ruleset, callers, Inference::process_default())
+}
+
+/// [`load_evaluator`] with the forward passes on `inference` instead of the process's default
+/// (a level that asks for int8).
+pub fn load_evaluator_on(
+    path: &Path,
+    ruleset: &Ruleset,
+    callers: usize,
+    inference: Inference,
+) -> Result<(Arc<NetEvaluator>, Manifest), String> {
     if path == Path::new(crate::shipped::SHIPPED_PATH) {
-        return crate::shipped::load_evaluator(ruleset, callers);
+        return crate::shipped::load_evaluator_on(ruleset, callers, inference);
     }
     let dir = checkpoint_dir(path)?;
     let device = default_device();
@@ -67,7 +78,7 @@ pub fn load_evaluator(
     let (model, manifest) =
         load_checkpoint(&dir, model_rules.as_ref().unwrap_or(ruleset), &device).map_err(|e| e.to_string())?;
     Ok((
-        evaluator_from(model, &manifest, ruleset, device, callers),
+        evaluator_from(model, &manifest, ruleset, device, callers, inference),
         manifest,
     ))
 }
@@ -77,16 +88,19 @@ pub fn load_evaluator(
 /// forward pass.
 pub const PLAY_CACHE_ENTRIES: usize = 1 << 16;
 
-/// Wraps a loaded model in a batched evaluator for up to `callers` concurrent searches.
+/// Wraps a loaded model in a batched evaluator for up to `callers` concurrent searches, its
+/// forward passes on `inference`.
 pub fn evaluator_from(
     model: TaflNet,
     manifest: &Manifest,
     ruleset: &Ruleset,
     device: Device,
     callers: usize,
+    inference: Inference,
 ) -> Arc<NetEvaluator> {
     let config = BatchConfig {
         callers,
+        inference,
         max_wait: Duration::from_millis(2),
         cache_entries: PLAY_CACHE_ENTRIES,
         ..BatchConfig::default()

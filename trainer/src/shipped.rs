@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use tafl_engine::Ruleset;
-use tafl_nn::{load_checkpoint_bytes, Manifest, NetEvaluator};
+use tafl_nn::{load_checkpoint_bytes, Inference, Manifest, NetEvaluator};
 
 /// The model path that means "the shipped model for the rules in use".
 pub const SHIPPED_PATH: &str = "shipped";
@@ -98,6 +98,15 @@ pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), 
 
 /// Loads the shipped model for `ruleset` as an evaluator batching up to `callers` searches.
 pub fn load_evaluator(ruleset: &Ruleset, callers: usize) -> Result<(Arc<NetEvaluator>, Manifest), String> {
+    load_evaluator_on(ruleset, callers, Inference::process_default())
+}
+
+/// [`load_evaluator`] with the forward passes on `inference`.
+pub fn load_evaluator_on(
+    ruleset: &Ruleset,
+    callers: usize,
+    inference: Inference,
+) -> Result<(Arc<NetEvaluator>, Manifest), String> {
     let (m, own) = for_rules(ruleset)?;
     let origin = Path::new("checkpoints").join(m.name);
     let device = tafl_nn::default_device();
@@ -115,7 +124,7 @@ pub fn load_evaluator(ruleset: &Ruleset, callers: usize) -> Result<(Arc<NetEvalu
         ruleset
     };
     Ok((
-        crate::models::evaluator_from(model, &manifest, by, device, callers),
+        crate::models::evaluator_from(model, &manifest, by, device, callers, inference),
         manifest,
     ))
 }

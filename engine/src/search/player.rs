@@ -477,6 +477,11 @@ pub struct Level {
     /// was trained for: a network level still plays a ruleset that ships no network.
     #[serde(default)]
     pub fallback: Option<String>,
+    /// The engine of the level's network forward passes where it is not the process's own
+    /// (`tafl --inference`): `auto`, `burn`, `onnxruntime` or `int8`. The engine has no
+    /// network: the host that loads one checks the name.
+    #[serde(default)]
+    pub inference: Option<String>,
 }
 
 impl Level {

@@ -399,6 +399,7 @@ fn checkpoint_points(dir: &Path, req: &SweepRequest) -> Result<(Ruleset, u32, Ve
                     threads: 1,
                     parallel: tafl_engine::Parallelism::Root,
                     follow_clock: false,
+                    inference: None,
                 },
             })
         })
@@ -618,6 +619,7 @@ mod tests {
                 threads: 1,
                 parallel: tafl_engine::Parallelism::Root,
                 follow_clock: false,
+                inference: None,
             },
             model: None,
         }

@@ -16,8 +16,14 @@
 //! nodes on burn's `[in, out]` weights), so it computes what [`TaflNet::forward`] computes with
 //! no autodiff device. burn-onnx 0.22's experimental exporter was not used: it has no lowering
 //! for the transpose, mean and max reductions of this network.
+//!
+//! The same builder writes two variants for inference on CPUs ([`onnx_model_int8`]): the batch
+//! norms folded into the convolutions before them, with the tensors to quantize as extra
+//! outputs (the calibration graph, run over sample positions to measure their ranges), and the
+//! int8 graph itself, with those ranges ([`quantize`]).
 
 mod proto;
+pub mod quantize;
 
 use crate::model::{GlobalPoolBias, ResBlock, TaflNet};
 use crate::NnError;
@@ -26,6 +32,8 @@ use burn::nn::conv::Conv2d;
 use burn::nn::{BatchNorm, Linear, PaddingConfig2d};
 use burn::prelude::*;
 use proto::{Attr, Dim, ModelProto, NodeProto, TensorProto, TensorValues, ValueInfo};
+use quantize::{ActivationRanges, WeightRange};
+use std::collections::HashMap;
 
 /// The ONNX operator set the graph uses.
 pub const ONNX_OPSET: i64 = 17;
@@ -45,26 +53,71 @@ pub const ONNX_BATCH_AXIS: &str = "batch";
 /// `metadata` becomes the model's `metadata_props` (rules id, encoding version, ...), which
 /// runtimes show to client code.
 pub fn onnx_model(model: &TaflNet, metadata: &[(String, String)]) -> Result<Vec<u8>, NnError> {
-    Ok(proto::encode(&build(model, metadata)?))
+    Ok(proto::encode(&build(model, metadata, Mode::Plain)?.0))
 }
 
-fn build(model: &TaflNet, metadata: &[(String, String)]) -> Result<ModelProto, NnError> {
-    let mut g = Graph::default();
+/// The calibration graph of `model`: batch norms folded, and every tensor the int8 graph
+/// quantizes added as an output after the usual ones. Returns the model and those tensors'
+/// names; running it over sample positions gives the [`ActivationRanges`] of
+/// [`onnx_model_int8`].
+pub fn onnx_calibration_model(model: &TaflNet) -> Result<(Vec<u8>, Vec<String>), NnError> {
+    let (onnx, points) = build(model, &[], Mode::Calibration)?;
+    Ok((proto::encode(&onnx), points))
+}
+
+/// `model` with 8-bit weights and activations (ONNX Runtime's QDQ format; see [`quantize`]):
+/// the batch norms folded, each tensor a convolution or an addition reads quantized at its
+/// range in `ranges` (measured with [`onnx_calibration_model`]), weights at `weights`. The
+/// policy's last convolution keeps float outputs, and the small dense layers of the value head
+/// stay in float. Errors name a tensor `ranges` lacks.
+pub fn onnx_model_int8(
+    model: &TaflNet,
+    metadata: &[(String, String)],
+    ranges: &ActivationRanges,
+    weights: WeightRange,
+) -> Result<Vec<u8>, NnError> {
+    Ok(proto::encode(
+        &build(model, metadata, Mode::Int8(ranges, weights))?.0,
+    ))
+}
+
+/// Which graph [`build`] writes.
+#[derive(Clone, Copy)]
+enum Mode<'a> {
+    /// Every module as it is, batch norms as nodes: what [`TaflNet::forward`] computes.
+    Plain,
+    /// Batch norms folded into the convolutions before them, the tensors to quantize added as
+    /// outputs.
+    Calibration,
+    /// Folded, with 8-bit weights and activations.
+    Int8(&'a ActivationRanges, WeightRange),
+}
+
+/// The graph of `model` in `mode`, and (calibration) the names of the tensors to quantize.
+fn build(
+    model: &TaflNet,
+    metadata: &[(String, String)],
+    mode: Mode<'_>,
+) -> Result<(ModelProto, Vec<String>), NnError> {
+    let mut g = Graph::new(mode);
     let [_, planes, _, _] = model.stem.weight.dims();
     let board = board_size(model)?;
 
-    let x = g.conv("stem", &model.stem, ONNX_INPUT)?; // [B, C, n, n]
-    let x = g.batch_norm("stem_bn", &model.stem_bn, &x)?;
+    let x = g.conv_bn("stem", &model.stem, Some(("stem_bn", &model.stem_bn)), ONNX_INPUT)?; // [B, C, n, n]
     let mut x = g.op("Relu", "stem_relu", vec![x], vec![]);
     for (i, block) in model.blocks.iter().enumerate() {
         x = g.block(&format!("blocks.{i}"), block, &x)?; // [B, C, n, n]
     }
 
-    let p = g.conv("policy.conv", &model.policy.conv, &x)?; // [B, P, n, n]
-    let p = g.batch_norm("policy.bn", &model.policy.bn, &p)?;
+    let p = g.conv_bn(
+        "policy.conv",
+        &model.policy.conv,
+        Some(("policy.bn", &model.policy.bn)),
+        &x,
+    )?; // [B, P, n, n]
     let p = g.op("Relu", "policy.relu", vec![p], vec![]);
-    let p = g.conv("policy.out", &model.policy.out, &p)?; // [B, 4(n-1), n, n]
-                                                          // Square-major, as the policy index: (rank * n + file) * 4(n-1) + move.
+    let p = g.conv_bn("policy.out", &model.policy.out, None, &p)?; // [B, 4(n-1), n, n]
+                                                                   // Square-major, as the policy index: (rank * n + file) * 4(n-1) + move.
     let p = g.op(
         "Transpose",
         "policy.square_major",
@@ -74,8 +127,12 @@ fn build(model: &TaflNet, metadata: &[(String, String)]) -> Result<ModelProto, N
     let shape = g.i64_constant("policy.flat_shape", vec![0, -1]);
     g.op_named("Reshape", "policy.flatten", ONNX_POLICY, vec![p, shape], vec![]); // [B, n*n*4(n-1)]
 
-    let v = g.conv("value.conv", &model.value.conv, &x)?; // [B, V, n, n]
-    let v = g.batch_norm("value.bn", &model.value.bn, &v)?;
+    let v = g.conv_bn(
+        "value.conv",
+        &model.value.conv,
+        Some(("value.bn", &model.value.bn)),
+        &x,
+    )?; // [B, V, n, n]
     let v = g.op("Relu", "value.relu", vec![v], vec![]);
     let v = g.global_pool("value.pool", &v); // [B, 2V]
     let h = g.linear("value.hidden", &model.value.hidden, &v, None)?; // [B, H]
@@ -106,6 +163,14 @@ fn build(model: &TaflNet, metadata: &[(String, String)]) -> Result<ModelProto, N
             doc: format!("plies left in the game divided by {}", crate::MOVES_LEFT_SCALE),
         });
     }
+    for point in &g.points {
+        outputs.push(ValueInfo {
+            name: point.clone(),
+            dims: vec![],
+            doc: "calibration: a tensor the int8 graph quantizes".into(),
+        });
+    }
+    let points = std::mem::take(&mut g.points);
     let onnx = ModelProto {
         producer_version: env!("CARGO_PKG_VERSION").into(),
         opset: ONNX_OPSET,
@@ -121,7 +186,7 @@ fn build(model: &TaflNet, metadata: &[(String, String)]) -> Result<ModelProto, N
         }],
         outputs,
     };
-    Ok(onnx)
+    Ok((onnx, points))
 }
 
 /// The board side, from the policy head: it has `4 * (n - 1)` outputs per square.
@@ -137,13 +202,87 @@ pub(crate) fn board_size(model: &TaflNet) -> Result<usize, NnError> {
 
 /// A graph under construction. Every node has one output, named after the node, so the ONNX
 /// file reads like the model's module tree (`blocks.3.bn1`).
-#[derive(Default)]
-struct Graph {
+struct Graph<'a> {
     nodes: Vec<NodeProto>,
     initializers: Vec<TensorProto>,
+    mode: Mode<'a>,
+    /// Calibration: the tensors the int8 graph quantizes, in order of first use.
+    points: Vec<String>,
+    /// Int8: each quantized tensor's dequantized copy, and its scale.
+    dequantized: HashMap<String, (String, f32)>,
 }
 
-impl Graph {
+/// `y = scale * x + shift` per channel: an inference-mode batch norm.
+fn batch_norm_affine(name: &str, bn: &BatchNorm) -> Result<(Vec<f32>, Vec<f32>), NnError> {
+    let gamma = values(name, bn.gamma.val())?;
+    let beta = values(name, bn.beta.val())?;
+    let mean = values(name, bn.running_mean.value())?;
+    let var = values(name, bn.running_var.value())?;
+    let scale: Vec<f32> = gamma
+        .iter()
+        .zip(&var)
+        .map(|(g, v)| g / (v + bn.epsilon as f32).sqrt())
+        .collect();
+    let shift = beta
+        .iter()
+        .zip(&mean)
+        .zip(&scale)
+        .map(|((b, m), s)| b - m * s)
+        .collect();
+    Ok((scale, shift))
+}
+
+/// A tensor's values, row-major.
+fn values<const D: usize>(name: &str, tensor: Tensor<D>) -> Result<Vec<f32>, NnError> {
+    Ok(tensor
+        .into_data()
+        .as_slice::<f32>()
+        .map_err(|e| NnError::Export(format!("tensor `{name}` is not f32: {e:?}")))?
+        .to_vec())
+}
+
+/// A convolution's attributes: kernel, padding, strides, dilations, groups.
+fn conv_attrs(name: &str, conv: &Conv2d) -> Result<Vec<Attr>, NnError> {
+    let [kh, kw] = conv.kernel_size;
+    // ONNX pads are [top, left, bottom, right] (begins, then ends), as burn's Explicit.
+    let pads = match conv.padding {
+        PaddingConfig2d::Valid => [0, 0, 0, 0],
+        PaddingConfig2d::Explicit(t, l, b, r) => [t, l, b, r],
+        PaddingConfig2d::Same if kh % 2 == 1 && kw % 2 == 1 && conv.stride == [1, 1] => {
+            [kh / 2, kw / 2, kh / 2, kw / 2]
+        }
+        PaddingConfig2d::Same => {
+            return Err(NnError::Export(format!(
+                "`{name}`: 'same' padding with an even kernel or a stride is not exported"
+            )))
+        }
+    };
+    let ints = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<_>>();
+    Ok(vec![
+        Attr::Ints("kernel_shape", ints(&[kh, kw])),
+        Attr::Ints("pads", ints(&pads)),
+        Attr::Ints("strides", ints(&conv.stride)),
+        Attr::Ints("dilations", ints(&conv.dilation)),
+        Attr::Int("group", conv.groups as i64),
+    ])
+}
+
+impl<'a> Graph<'a> {
+    fn new(mode: Mode<'a>) -> Graph<'a> {
+        Graph {
+            nodes: Vec::new(),
+            initializers: Vec::new(),
+            mode,
+            points: Vec::new(),
+            dequantized: HashMap::new(),
+        }
+    }
+
+    /// Whether batch norms are folded into the convolutions before them.
+    fn folded(&self) -> bool {
+        !matches!(self.mode, Mode::Plain)
+    }
+
     /// Adds a node whose output is named `name`; returns that name.
     fn op(&mut self, op_type: &'static str, name: &str, inputs: Vec<String>, attrs: Vec<Attr>) -> String {
         self.op_named(op_type, name, name, inputs, attrs)
@@ -180,17 +319,148 @@ impl Graph {
     /// Stores a tensor's values as an initializer named `name`.
     fn weight<const D: usize>(&mut self, name: &str, tensor: Tensor<D>) -> Result<String, NnError> {
         let dims = tensor.dims().iter().map(|&d| d as i64).collect();
-        let data = tensor.into_data();
-        let values = data
-            .as_slice::<f32>()
-            .map_err(|e| NnError::Export(format!("tensor `{name}` is not f32: {e:?}")))?
-            .to_vec();
+        let values = values(name, tensor)?;
+        Ok(self.initializer(name, dims, TensorValues::F32(values)))
+    }
+
+    /// Stores `data`, shaped `dims` (empty: a scalar), as an initializer named `name`.
+    fn initializer(&mut self, name: &str, dims: Vec<i64>, data: TensorValues) -> String {
         self.initializers.push(TensorProto {
             name: name.into(),
             dims,
-            data: TensorValues::F32(values),
+            data,
         });
-        Ok(name.into())
+        name.into()
+    }
+
+    /// The tensor `x` as a convolution or an addition reads it, and its scale: in the int8
+    /// graph, quantized to 8 bits at its calibrated range and dequantized again (once per tensor,
+    /// whatever reads it), which ONNX Runtime fuses with the operator into an integer kernel;
+    /// the calibration graph notes it as a tensor to measure.
+    fn activation(&mut self, x: &str) -> Result<(String, f32), NnError> {
+        match self.mode {
+            Mode::Plain => Ok((x.into(), 1.0)),
+            Mode::Calibration => {
+                if !self.points.iter().any(|p| p == x) {
+                    self.points.push(x.into());
+                }
+                Ok((x.into(), 1.0))
+            }
+            Mode::Int8(ranges, _) => {
+                if let Some(known) = self.dequantized.get(x) {
+                    return Ok(known.clone());
+                }
+                let (lo, hi) = ranges
+                    .get(x)
+                    .ok_or_else(|| NnError::Export(format!("int8: no calibrated range for tensor `{x}`")))?;
+                let (scale, zero) = quantize::activation_params(lo, hi);
+                let s = self.initializer(&format!("{x}.scale"), vec![], TensorValues::F32(vec![scale]));
+                let z = self.initializer(&format!("{x}.zero_point"), vec![], TensorValues::U8(vec![zero]));
+                let q = self.op(
+                    "QuantizeLinear",
+                    &format!("{x}.quantized"),
+                    vec![x.into(), s.clone(), z.clone()],
+                    vec![],
+                );
+                let dq = self.op(
+                    "DequantizeLinear",
+                    &format!("{x}.dequantized"),
+                    vec![q, s, z],
+                    vec![],
+                );
+                self.dequantized.insert(x.into(), (dq.clone(), scale));
+                Ok((dq, scale))
+            }
+        }
+    }
+
+    /// `a + b`, both read as [`Graph::activation`]s.
+    fn add(&mut self, name: &str, a: &str, b: &str) -> Result<String, NnError> {
+        let (a, _) = self.activation(a)?;
+        let (b, _) = self.activation(b)?;
+        Ok(self.op("Add", name, vec![a, b], vec![]))
+    }
+
+    /// A convolution, then its batch norm where `bn` names one: two nodes in the plain graph;
+    /// otherwise one convolution with the batch norm folded into its weights and bias, reading
+    /// its input as an [`Graph::activation`], with 8-bit weights in the int8 graph.
+    fn conv_bn(
+        &mut self,
+        name: &str,
+        conv: &Conv2d,
+        bn: Option<(&str, &BatchNorm)>,
+        x: &str,
+    ) -> Result<String, NnError> {
+        if !self.folded() {
+            let y = self.conv(name, conv, x)?;
+            return match bn {
+                Some((bn_name, bn)) => self.batch_norm(bn_name, bn, &y),
+                None => Ok(y),
+            };
+        }
+        let dims = conv.weight.dims();
+        let out = dims[0];
+        let mut weights = values(name, conv.weight.val())?; // [out, in, kh, kw]
+        let mut biases = match &conv.bias {
+            Some(b) => values(name, b.val())?,
+            None => vec![0.0; out],
+        };
+        if let Some((bn_name, bn)) = bn {
+            let (scale, shift) = batch_norm_affine(bn_name, bn)?;
+            let per = weights.len() / out;
+            for (c, row) in weights.chunks_mut(per).enumerate() {
+                row.iter_mut().for_each(|w| *w *= scale[c]);
+                biases[c] = biases[c] * scale[c] + shift[c];
+            }
+        }
+        let (input, input_scale) = self.activation(x)?;
+        let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let (w, b) = match self.mode {
+            Mode::Int8(_, range) => {
+                let (q, scales) = quantize::quantize_weights(&weights, out, range);
+                let axis = vec![Attr::Int("axis", 0)];
+                let wq = self.initializer(&format!("{name}.weight_quantized"), shape, TensorValues::I8(q));
+                let ws = self.initializer(
+                    &format!("{name}.weight_scale"),
+                    vec![out as i64],
+                    TensorValues::F32(scales.clone()),
+                );
+                let wz = self.initializer(
+                    &format!("{name}.weight_zero_point"),
+                    vec![out as i64],
+                    TensorValues::I8(vec![0; out]),
+                );
+                let w = self.op(
+                    "DequantizeLinear",
+                    &format!("{name}.weight"),
+                    vec![wq, ws, wz],
+                    axis.clone(),
+                );
+                let (q, scales) = quantize::quantize_biases(&biases, input_scale, &scales);
+                let bq = self.initializer(
+                    &format!("{name}.bias_quantized"),
+                    vec![out as i64],
+                    TensorValues::I32(q),
+                );
+                let bs = self.initializer(
+                    &format!("{name}.bias_scale"),
+                    vec![out as i64],
+                    TensorValues::F32(scales),
+                );
+                let b = self.op("DequantizeLinear", &format!("{name}.bias"), vec![bq, bs], axis);
+                (w, b)
+            }
+            _ => (
+                self.initializer(&format!("{name}.weight"), shape, TensorValues::F32(weights)),
+                self.initializer(
+                    &format!("{name}.bias"),
+                    vec![out as i64],
+                    TensorValues::F32(biases),
+                ),
+            ),
+        };
+        let attrs = conv_attrs(name, conv)?;
+        Ok(self.op("Conv", name, vec![input, w, b], attrs))
     }
 
     fn param<const D: usize>(&mut self, name: &str, p: &Param<Tensor<D>>) -> Result<String, NnError> {
@@ -198,20 +468,7 @@ impl Graph {
     }
 
     fn conv(&mut self, name: &str, conv: &Conv2d, x: &str) -> Result<String, NnError> {
-        let [kh, kw] = conv.kernel_size;
-        // ONNX pads are [top, left, bottom, right] (begins, then ends), as burn's Explicit.
-        let pads = match conv.padding {
-            PaddingConfig2d::Valid => [0, 0, 0, 0],
-            PaddingConfig2d::Explicit(t, l, b, r) => [t, l, b, r],
-            PaddingConfig2d::Same if kh % 2 == 1 && kw % 2 == 1 && conv.stride == [1, 1] => {
-                [kh / 2, kw / 2, kh / 2, kw / 2]
-            }
-            PaddingConfig2d::Same => {
-                return Err(NnError::Export(format!(
-                    "`{name}`: 'same' padding with an even kernel or a stride is not exported"
-                )))
-            }
-        };
+        let attrs = conv_attrs(name, conv)?;
         let mut inputs = vec![
             x.to_string(),
             self.param(&format!("{name}.weight"), &conv.weight)?,
@@ -219,14 +476,6 @@ impl Graph {
         if let Some(b) = &conv.bias {
             inputs.push(self.param(&format!("{name}.bias"), b)?);
         }
-        let ints = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<_>>();
-        let attrs = vec![
-            Attr::Ints("kernel_shape", ints(&[kh, kw])),
-            Attr::Ints("pads", ints(&pads)),
-            Attr::Ints("strides", ints(&conv.stride)),
-            Attr::Ints("dilations", ints(&conv.dilation)),
-            Attr::Int("group", conv.groups as i64),
-        ];
         Ok(self.op("Conv", name, inputs, attrs))
     }
 
@@ -280,23 +529,51 @@ impl Graph {
     }
 
     fn block(&mut self, name: &str, block: &ResBlock, x: &str) -> Result<String, NnError> {
-        let mut y = self.conv(&format!("{name}.conv1"), &block.conv1, x)?; // [B, C, n, n]
-        if let Some(pool) = &block.pool {
-            let bias = self.pool_bias(&format!("{name}.pool"), pool, x)?; // [B, C, 1, 1]
-            y = self.op("Add", &format!("{name}.pool_add"), vec![y, bias], vec![]);
-        }
-        let y = self.batch_norm(&format!("{name}.bn1"), &block.bn1, &y)?;
+        let y = if self.folded() {
+            // bn1(conv1 + pool) = bn1(conv1) + scale1 * pool: the batch norm folds into conv1,
+            // and its scale multiplies the pooled bias.
+            let mut y = self.conv_bn(
+                &format!("{name}.conv1"),
+                &block.conv1,
+                Some((&format!("{name}.bn1"), &block.bn1)),
+                x,
+            )?;
+            if let Some(pool) = &block.pool {
+                let bias = self.pool_bias(&format!("{name}.pool"), pool, x)?; // [B, C, 1, 1]
+                let (scale, _) = batch_norm_affine(&format!("{name}.bn1"), &block.bn1)?;
+                let dims = vec![scale.len() as i64, 1, 1];
+                let scale = self.initializer(&format!("{name}.pool_scale"), dims, TensorValues::F32(scale));
+                let bias = self.op("Mul", &format!("{name}.pool_scaled"), vec![bias, scale], vec![]);
+                y = self.add(&format!("{name}.pool_add"), &y, &bias)?;
+            }
+            y
+        } else {
+            let mut y = self.conv(&format!("{name}.conv1"), &block.conv1, x)?; // [B, C, n, n]
+            if let Some(pool) = &block.pool {
+                let bias = self.pool_bias(&format!("{name}.pool"), pool, x)?; // [B, C, 1, 1]
+                y = self.op("Add", &format!("{name}.pool_add"), vec![y, bias], vec![]);
+            }
+            self.batch_norm(&format!("{name}.bn1"), &block.bn1, &y)?
+        };
         let y = self.op("Relu", &format!("{name}.relu1"), vec![y], vec![]);
-        let y = self.conv(&format!("{name}.conv2"), &block.conv2, &y)?;
-        let y = self.batch_norm(&format!("{name}.bn2"), &block.bn2, &y)?;
-        let y = self.op("Add", &format!("{name}.skip"), vec![y, x.into()], vec![]);
+        let y = self.conv_bn(
+            &format!("{name}.conv2"),
+            &block.conv2,
+            Some((&format!("{name}.bn2"), &block.bn2)),
+            &y,
+        )?;
+        let y = self.add(&format!("{name}.skip"), &y, x)?;
         Ok(self.op("Relu", &format!("{name}.relu2"), vec![y], vec![]))
     }
 
     /// The KataGo global-pooling bias of a block, shaped `[B, C, 1, 1]` to broadcast.
     fn pool_bias(&mut self, name: &str, pool: &GlobalPoolBias, x: &str) -> Result<String, NnError> {
-        let g = self.conv(&format!("{name}.conv"), &pool.conv, x)?; // [B, G, n, n]
-        let g = self.batch_norm(&format!("{name}.bn"), &pool.bn, &g)?;
+        let g = self.conv_bn(
+            &format!("{name}.conv"),
+            &pool.conv,
+            Some((&format!("{name}.bn"), &pool.bn)),
+            x,
+        )?; // [B, G, n, n]
         let g = self.op("Relu", &format!("{name}.relu"), vec![g], vec![]);
         let g = self.global_pool(&format!("{name}.pool"), &g); // [B, 2G]
         let bias = self.linear(&format!("{name}.linear"), &pool.linear, &g, None)?; // [B, C]
@@ -317,38 +594,84 @@ mod tests {
     fn every_node_input_is_defined_before_use_and_outputs_are_produced() {
         for config in [NetConfig::tiny(7).with_moves_left(true), NetConfig::tiny(9)] {
             let model = config.init(&default_device());
-            let onnx = build(&model, &[]).unwrap();
-            let mut defined: HashSet<&str> = onnx.initializers.iter().map(|t| t.name.as_str()).collect();
-            defined.insert(ONNX_INPUT);
-            for node in &onnx.nodes {
-                for input in &node.inputs {
-                    assert!(
-                        defined.contains(input.as_str()),
-                        "{} reads undefined {input}",
-                        node.name
-                    );
+            let (_, points) = build(&model, &[], Mode::Calibration).unwrap();
+            let mut ranges = ActivationRanges::new();
+            for p in &points {
+                ranges.observe(p, &[-1.0, 2.0]);
+            }
+            let modes = [
+                Mode::Plain,
+                Mode::Calibration,
+                Mode::Int8(&ranges, WeightRange::Full),
+            ];
+            for mode in modes {
+                let (onnx, _) = build(&model, &[], mode).unwrap();
+                let mut defined: HashSet<&str> = onnx.initializers.iter().map(|t| t.name.as_str()).collect();
+                defined.insert(ONNX_INPUT);
+                for node in &onnx.nodes {
+                    for input in &node.inputs {
+                        assert!(
+                            defined.contains(input.as_str()),
+                            "{} reads undefined {input}",
+                            node.name
+                        );
+                    }
+                    for output in &node.outputs {
+                        assert!(defined.insert(output), "{output} defined twice");
+                    }
                 }
-                for output in &node.outputs {
-                    assert!(defined.insert(output), "{output} defined twice");
+                let mut names = vec![ONNX_POLICY, ONNX_WDL];
+                if config.moves_left {
+                    names.push(ONNX_MOVES_LEFT);
+                }
+                if matches!(mode, Mode::Calibration) {
+                    names.extend(points.iter().map(String::as_str));
+                }
+                let outputs: Vec<&str> = onnx.outputs.iter().map(|o| o.name.as_str()).collect();
+                assert_eq!(outputs, names);
+                assert!(names.iter().all(|n| defined.contains(n)));
+                let count = |op: &str| onnx.nodes.iter().filter(|n| n.op_type == op).count();
+                match mode {
+                    Mode::Plain => {
+                        let params: usize = onnx
+                            .initializers
+                            .iter()
+                            .map(|t| match &t.data {
+                                proto::TensorValues::F32(v) => v.len(),
+                                _ => 0,
+                            })
+                            .sum();
+                        // Every parameter, nothing else (burn counts the running statistics
+                        // of batch norms).
+                        assert_eq!(params, model.num_params());
+                        assert!(count("BatchNormalization") > 0);
+                    }
+                    Mode::Calibration => assert_eq!(count("BatchNormalization"), 0),
+                    Mode::Int8(..) => {
+                        // One quantize/dequantize pair per measured tensor, and every
+                        // convolution's weights dequantized from 8 bits.
+                        assert_eq!(count("BatchNormalization"), 0);
+                        assert_eq!(count("QuantizeLinear"), points.len());
+                        assert!(onnx.nodes.iter().filter(|n| n.op_type == "Conv").all(|n| {
+                            n.inputs[1].ends_with(".weight")
+                                && onnx
+                                    .nodes
+                                    .iter()
+                                    .any(|d| d.op_type == "DequantizeLinear" && d.outputs[0] == n.inputs[1])
+                        }));
+                        // A range missing is an error naming the tensor.
+                        let mut short = ActivationRanges::new();
+                        for p in points.iter().skip(1) {
+                            short.observe(p, &[0.0, 1.0]);
+                        }
+                        let why = build(&model, &[], Mode::Int8(&short, WeightRange::Full))
+                            .err()
+                            .unwrap()
+                            .to_string();
+                        assert!(why.contains(&points[0]), "{why}");
+                    }
                 }
             }
-            let mut names = vec![ONNX_POLICY, ONNX_WDL];
-            if config.moves_left {
-                names.push(ONNX_MOVES_LEFT);
-            }
-            let outputs: Vec<&str> = onnx.outputs.iter().map(|o| o.name.as_str()).collect();
-            assert_eq!(outputs, names);
-            assert!(names.iter().all(|n| defined.contains(n)));
-            let params: usize = onnx
-                .initializers
-                .iter()
-                .map(|t| match &t.data {
-                    proto::TensorValues::F32(v) => v.len(),
-                    proto::TensorValues::I64(_) => 0,
-                })
-                .sum();
-            // Every parameter, nothing else (burn counts the running statistics of batch norms).
-            assert_eq!(params, model.num_params());
         }
     }
 }

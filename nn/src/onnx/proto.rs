@@ -16,9 +16,16 @@ pub(crate) struct TensorProto {
 pub(crate) enum TensorValues {
     F32(Vec<f32>),
     I64(Vec<i64>),
+    /// Quantized weights.
+    I8(Vec<i8>),
+    /// Zero points of quantized activations.
+    U8(Vec<u8>),
+    /// Quantized biases.
+    I32(Vec<i32>),
 }
 
 /// A node attribute.
+#[derive(Clone)]
 pub(crate) enum Attr {
     Int(&'static str, i64),
     Float(&'static str, f32),
@@ -45,6 +52,8 @@ pub(crate) enum Dim {
 /// A float32 graph input or output.
 pub(crate) struct ValueInfo {
     pub name: String,
+    /// Its shape; empty for a tensor whose shape is left to the runtime (an intermediate
+    /// tensor read as an extra output), never a scalar here.
     pub dims: Vec<Dim>,
     pub doc: String,
 }
@@ -67,6 +76,9 @@ const IR_VERSION: i64 = 8;
 
 /// `TensorProto.DataType` values.
 const FLOAT: i64 = 1;
+const UINT8: i64 = 2;
+const INT8: i64 = 3;
+const INT32: i64 = 6;
 const INT64: i64 = 7;
 
 /// `AttributeProto.AttributeType` values.
@@ -128,6 +140,9 @@ fn tensor(t: &TensorProto) -> Msg {
     let (data_type, raw): (i64, Vec<u8>) = match &t.data {
         TensorValues::F32(v) => (FLOAT, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
         TensorValues::I64(v) => (INT64, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        TensorValues::I8(v) => (INT8, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        TensorValues::U8(v) => (UINT8, v.clone()),
+        TensorValues::I32(v) => (INT32, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
     };
     m.int(2, data_type);
     m.string(8, &t.name);
@@ -188,7 +203,9 @@ fn value_info(v: &ValueInfo) -> Msg {
     }
     let mut tensor_type = Msg::default();
     tensor_type.int(1, FLOAT);
-    tensor_type.msg(2, shape);
+    if !v.dims.is_empty() {
+        tensor_type.msg(2, shape);
+    }
     let mut ty = Msg::default();
     ty.msg(1, tensor_type);
     let mut m = Msg::default();
