@@ -4,8 +4,8 @@ use std::path::Path;
 use tafl_trainer::models::{checkpoint_dir, checkpoint_elo};
 
 /// Exports the checkpoint at `path` (a checkpoint folder, or a run folder for its best
-/// checkpoint) into the folder `out`.
-pub fn run(path: &Path, out: &Path) -> Result<(), String> {
+/// checkpoint) into the folder `out`, with the int8 graph too when `int8` says so.
+pub fn run(path: &Path, out: &Path, int8: bool) -> Result<(), String> {
     let dir = checkpoint_dir(path)?;
     check_destination(out, &dir)?;
     // Elo only describes the model; a run state that cannot be read costs the figures, not
@@ -14,7 +14,7 @@ pub fn run(path: &Path, out: &Path) -> Result<(), String> {
         eprintln!("warning: no Elo in the manifest: {e}");
         None
     });
-    let bundle = tafl_nn::write_bundle(&dir, out, elo).map_err(|e| e.to_string())?;
+    let bundle = tafl_nn::write_bundle(&dir, out, elo, int8).map_err(|e| e.to_string())?;
     println!(
         "exported {} ({}x{}, {} blocks x {} channels, step {}) to {}",
         dir.display(),

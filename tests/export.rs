@@ -52,11 +52,16 @@ fn python() -> &'static Path {
 }
 
 fn export(checkpoint: &Path, out: &Path) -> String {
+    export_with(checkpoint, out, &[])
+}
+
+fn export_with(checkpoint: &Path, out: &Path, extra: &[&str]) -> String {
     let o = tafl()
         .arg("export")
         .arg(checkpoint)
         .arg("--out")
         .arg(out)
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -130,6 +135,10 @@ fn write_cases(checkpoint: &Path, ruleset: &Ruleset, path: &Path) {
         "planes": planes,
         "expected": expected,
         "tolerance": TOLERANCE,
+        // The int8 graph's outputs differ by quantization: a few hundredths in probability on
+        // the shipped networks (nn/README.md, "int8").
+        "int8_wdl_tolerance": 0.05,
+        "int8_policy_tolerance": 0.07,
     });
     std::fs::write(path, cases.to_string()).unwrap();
 }
@@ -294,5 +303,42 @@ fn missing_and_damaged_checkpoints_are_refused_naming_the_file() {
     std::fs::write(checkpoint.join("manifest.json"), "{ not json").unwrap();
     let err = export_error(&checkpoint, &out);
     assert!(err.contains("manifest.json"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_int8_graph_exports_beside_the_float_one_and_onnxruntime_agrees_with_it() {
+    // The shipped Brandubh network (real weights, real batch-norm statistics).
+    let dir = temp_dir("int8");
+    let checkpoint = root().join("checkpoints/brandubh");
+    let bundle = dir.join("bundle");
+    let stdout = export_with(&checkpoint, &bundle, &["--int8"]);
+    assert!(stdout.contains("model.int8.onnx"), "{stdout}");
+    let m = manifest(&bundle);
+    assert_eq!(m["int8"]["file"], "model.int8.onnx");
+    let files: Vec<&str> = m["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert!(files.contains(&"model.int8.onnx"), "{files:?}");
+    let float = std::fs::metadata(bundle.join("model.onnx")).unwrap().len();
+    let int8 = std::fs::metadata(bundle.join("model.int8.onnx")).unwrap().len();
+    assert!(int8 * 2 < float, "int8 {int8} bytes, float {float}");
+    let readme = std::fs::read_to_string(bundle.join("README.md")).unwrap();
+    assert!(readme.contains("model.int8.onnx"), "{readme}");
+
+    let ruleset = Ruleset::builtin("brandubh");
+    let cases = dir.join("cases.json");
+    write_cases(&checkpoint, &ruleset, &cases);
+    let report = check_with_onnxruntime(&bundle, &cases);
+    assert!(report.contains("int8 wdl_probability_max_diff"), "{report}");
+
+    // Exported again without it, the bundle drops the int8 file (it would describe another
+    // export's model).
+    export(&checkpoint, &bundle);
+    assert!(!bundle.join("model.int8.onnx").exists());
+    assert_eq!(manifest(&bundle).get("int8"), None);
     let _ = std::fs::remove_dir_all(&dir);
 }

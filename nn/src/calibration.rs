@@ -15,6 +15,10 @@ use tafl_engine::{game_seed, with_board, BitSet, EvalInput, Evaluator, Game, Heu
 /// evaluator takes a fraction of a second.
 pub const CALIBRATION_POSITIONS: usize = 512;
 
+/// The seed of the calibration positions of int8 evaluators and exported int8 graphs: fixed,
+/// so that the same network always quantizes the same way.
+pub const CALIBRATION_SEED: u64 = 0x7a71_1ca1;
+
 /// The input planes of `count` sample positions of `ruleset` (see the module documentation),
 /// one after another.
 pub fn calibration_planes(ruleset: &Ruleset, encoder: &Encoder, count: usize, seed: u64) -> Vec<f32> {

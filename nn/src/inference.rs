@@ -23,7 +23,7 @@
 //! [`crate::Inference`]), else in burn; the search sees the same evaluator either way.
 
 use crate::cache::{CacheKey, EvalCache};
-use crate::calibration::{calibration_planes, CALIBRATION_POSITIONS};
+use crate::calibration::{calibration_planes, CALIBRATION_POSITIONS, CALIBRATION_SEED};
 use crate::encoding::{Encoder, PLANES, PLY_SCALE};
 use crate::model::TaflNet;
 use crate::onnxruntime::{Inference, OnnxNet, ONNXRUNTIME_HINT};
@@ -449,10 +449,6 @@ impl Engine {
         }
     }
 }
-
-/// The seed of the calibration positions of int8 evaluators: fixed, so that the same network
-/// always quantizes the same way.
-const CALIBRATION_SEED: u64 = 0x7a71_1ca1;
 
 fn worker_loop(
     shared: &Shared,

@@ -50,11 +50,11 @@ mod train;
 
 pub use backend::{default_device, Backend};
 pub use bundle::{
-    write_bundle, BundleManifest, EloInfo, EloResult, EncodingDoc, FileDoc, OnnxDoc, PlaneDoc, PolicyDoc,
-    TensorDoc, BUNDLE_FORMAT, ONNX_FILE, README_FILE,
+    write_bundle, BundleManifest, EloInfo, EloResult, EncodingDoc, FileDoc, Int8Doc, OnnxDoc, PlaneDoc,
+    PolicyDoc, TensorDoc, BUNDLE_FORMAT, ONNX_FILE, ONNX_INT8_FILE, README_FILE,
 };
 pub use cache::{CacheKey, EvalCache};
-pub use calibration::{calibration_planes, CALIBRATION_POSITIONS};
+pub use calibration::{calibration_planes, CALIBRATION_POSITIONS, CALIBRATION_SEED};
 pub use checkpoint::{
     fnv1a64, load_checkpoint, load_checkpoint_bytes, read_manifest, save_checkpoint, weights_from_bytes,
     weights_to_bytes, write_atomic, Manifest, WeightsInfo, FORMAT, MANIFEST_FILE, WEIGHTS_FILE,
