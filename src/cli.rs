@@ -727,7 +727,7 @@ struct BenchArgs {
     #[arg(long, value_parser = crate::common::parse_rules)]
     search: Option<RulesArg>,
     /// Also measure the network's forward passes on this ruleset's network (shipped, else a
-    /// fresh default one): positions and GFLOP/s per engine (burn, onnxruntime), batch
+    /// fresh default one): positions and GFLOP/s per engine (burn, onnxruntime, int8), batch
     /// and thread count, with the fraction of the machine's peak.
     #[arg(long, value_parser = crate::common::parse_rules)]
     network: Option<RulesArg>,

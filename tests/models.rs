@@ -4,7 +4,7 @@
 mod cmd;
 
 use cmd::tafl_stdin as tafl;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[test]
 fn each_shipped_model_analyses_positions_of_its_rules() {
@@ -186,4 +186,59 @@ fn the_strength_script_prints_the_table_per_side_with_elo() {
             "the commands: {stdout}"
         );
     }
+}
+
+#[test]
+fn the_equal_time_script_keeps_finished_pairs_and_totals_them_per_side() {
+    // checkpoints/measure-equal-time.sh with the binary under test: 2 pairs at 0.01 s a move
+    // from Brandubh's suite, then again over 3 pairs: the first two are kept, not replayed,
+    // and the totals cover all three. (Its real use is 50 pairs at 1 s, over several sittings.)
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("equal-time-script");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let run = |pairs: &str| {
+        let out = std::process::Command::new("bash")
+            .arg(root.join("checkpoints/measure-equal-time.sh"))
+            .args([pairs, "mcts:heuristic", "greedy", "brandubh"])
+            .env("TAFL", env!("CARGO_BIN_EXE_tafl"))
+            .env("MOVETIME", "0.01")
+            .env("PLY_LIMIT", "60")
+            .env("INFERENCE", "burn")
+            .env("OUT", &out_dir)
+            .output()
+            .expect("run bash");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        assert!(out.status.success(), "{stderr}");
+        (stdout, stderr)
+    };
+    let (stdout, stderr) = run("2");
+    assert!(
+        stderr.contains("pair 1:") && stderr.contains("pair 2:"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.starts_with("mcts:heuristic: 4 games; as attackers "),
+        "{stdout}"
+    );
+    assert!(out_dir.join("pair-1.txt").is_file() && out_dir.join("pair-2.txt").is_file());
+    // Pair k plays suite position k alone.
+    let first = std::fs::read_to_string(out_dir.join("position-1.txt")).unwrap();
+    let suite = std::fs::read_to_string(root.join("checkpoints/openings/brandubh.txt")).unwrap();
+    let position = first.lines().nth(1).unwrap();
+    assert!(suite.lines().any(|l| l == position), "{position}");
+    let (stdout, stderr) = run("3");
+    assert!(
+        !stderr.contains("pair 1:") && !stderr.contains("pair 2:"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("pair 3:"), "{stderr}");
+    assert!(
+        stdout.starts_with("mcts:heuristic: 6 games; as attackers "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("score ") && stdout.contains("(95%: "), "{stdout}");
+    let _ = std::fs::remove_dir_all(&out_dir);
 }
