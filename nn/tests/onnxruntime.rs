@@ -200,7 +200,10 @@ fn onnxruntime_follows_a_replaced_model_and_serves_the_moves_left_head() {
 /// The int8 evaluator against the float one on the shipped networks, at fixed positions: how
 /// often the best move is the same, and how far the value (win minus loss) moves. Quantization
 /// changes numbers, so the bounds are statistical, set with a margin under what was measured
-/// (printed, for the record).
+/// (printed, for the record): the same best move on 95.5-99.5% of the positions with 8-bit
+/// weights (CPUs with VNNI), 91.5-97.5% with the 7-bit weights of other CPUs; values within
+/// 0.014 on average, priors within 0.024 in total variation. A broken quantization (a wrong
+/// scale, a tensor clipped) keeps the best move far less often.
 #[test]
 fn int8_keeps_the_shipped_networks_best_moves_and_values() {
     install();
@@ -242,7 +245,7 @@ fn int8_keeps_the_shipped_networks_best_moves_and_values() {
             .sum::<f64>()
             / gs.len() as f64;
         eprintln!("{id}: same best move {same_best:.3}, mean |value difference| {value_error:.4}, mean prior total variation {prior_error:.4}");
-        assert!(same_best >= 0.9, "{id}: best move kept in {same_best}");
+        assert!(same_best >= 0.85, "{id}: best move kept in {same_best}");
         assert!(
             value_error <= 0.02,
             "{id}: value moved by {value_error} on average"
