@@ -196,7 +196,7 @@ pub struct NetEvaluator {
     name: String,
     counter: AtomicU64,
     cache: Option<EvalCache>,
-    /// The engine the forward passes run in: `Burn` or `OnnxRuntime`.
+    /// The engine the forward passes run in: `Burn`, `OnnxRuntime` or `Int8`.
     engine: Inference,
 }
 
@@ -255,8 +255,8 @@ impl NetEvaluator {
         }
     }
 
-    /// The engine this evaluator's forward passes run in ([`Inference::Burn`] or
-    /// [`Inference::OnnxRuntime`]; a later [`NetEvaluator::replace_model`] that ONNX Runtime
+    /// The engine this evaluator's forward passes run in ([`Inference::Burn`],
+    /// [`Inference::OnnxRuntime`] or [`Inference::Int8`]; a later [`NetEvaluator::replace_model`] that ONNX Runtime
     /// cannot open falls back to burn without changing this).
     pub fn inference(&self) -> Inference {
         self.engine
