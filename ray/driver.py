@@ -218,12 +218,18 @@ def main():
     p.add_argument("--actors", type=int, default=2, help="self-play tasks in flight at once")
     p.add_argument("--games-per-task", type=int, default=4)
     p.add_argument("--learner-gpus", type=float, default=0, help="GPUs of the learner actor")
+    p.add_argument(
+        "--node-ip-address",
+        default=None,
+        help="this machine's address as the cluster knows it, where it has several (the driver "
+        "attaches to the node at that address; default: Ray's choice)",
+    )
     p.add_argument("--retries", type=int, default=5, help="times a lost self-play task is played again")
     p.add_argument("--stop-after", type=int, default=None, help="stop after this iteration")
     args = p.parse_args()
     args.tafl = os.path.abspath(args.tafl)
     run = args.run.resolve()
-    ray.init(address=args.address, log_to_driver=False)
+    ray.init(address=args.address, log_to_driver=False, _node_ip_address=args.node_ip_address)
     # No CPU held: the learner runs only while self-play waits, and must not keep a node's
     # CPU from the self-play tasks.
     learner = Learner.options(num_cpus=0, num_gpus=args.learner_gpus).remote(args.tafl)

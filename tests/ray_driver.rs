@@ -47,19 +47,54 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// Stops the cluster whatever happens to the test.
+/// Stops the cluster whatever happens to the test: each node is a `ray start --block` in a
+/// process group of its own, and only those groups are signalled. `ray stop --force` is not
+/// used: it kills every process on the machine whose command line names a Ray part
+/// (`monitor.py`, `reporter.py`, ...), and the host running the tests may have some.
 struct Cluster {
-    ray: PathBuf,
-    node: Option<std::process::Child>,
+    nodes: Vec<std::process::Child>,
+}
+
+impl Cluster {
+    /// Starts `ray start ... --block` in a process group of its own and keeps it.
+    fn start(&mut self, ray: &Path, args: &[&str]) -> u32 {
+        let child = ray_env(Command::new(ray).args(args).arg("--block"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let id = child.id();
+        self.nodes.push(child);
+        id
+    }
+}
+
+/// Sends `signal` to the process group `group`.
+fn signal_group(group: u32, signal: &str) {
+    let _ = Command::new("kill")
+        .args([signal, "--", &format!("-{group}")])
+        .stderr(Stdio::null())
+        .status();
 }
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        if let Some(mut n) = self.node.take() {
-            let _ = n.kill();
+        // SIGTERM first, so that each node's own shutdown stops its workers, then SIGKILL for
+        // whatever is left of the groups.
+        for n in &self.nodes {
+            signal_group(n.id(), "-TERM");
+        }
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(10)
+            && self.nodes.iter_mut().any(|n| matches!(n.try_wait(), Ok(None)))
+        {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        for n in &mut self.nodes {
+            signal_group(n.id(), "-KILL");
             let _ = n.wait();
         }
-        let _ = Command::new(&self.ray).args(["stop", "--force"]).output();
     }
 }
 
@@ -105,63 +140,61 @@ fn a_run_on_ray_survives_a_node_killed_mid_iteration() {
 
     let port = free_port();
     let address = format!("127.0.0.1:{port}");
-    let mut cluster = Cluster {
-        ray: ray.clone(),
-        node: None,
-    };
-    let head = ray_env(Command::new(&ray).args([
-        "start",
-        "--head",
-        "--node-ip-address=127.0.0.1",
-        &format!("--port={port}"),
-        "--num-cpus=1",
-        // Small object stores: the run's files are a few MB, and CI machines are small.
-        "--object-store-memory=200000000",
-        "--include-dashboard=false",
-        "--disable-usage-stats",
-    ]))
-    .output()
-    .unwrap();
-    assert!(head.status.success(), "{}", String::from_utf8_lossy(&head.stderr));
-    // The second node, with a node manager port of its own: its raylet, its agents and every
-    // worker it starts carry the port on their command lines, which is how the test finds and
-    // kills all of them at once, as losing the machine would.
-    let node_port = free_port();
-    let node = ray_env(Command::new(&ray).args([
-        "start",
-        &format!("--address={address}"),
-        "--node-ip-address=127.0.0.1",
-        &format!("--node-manager-port={node_port}"),
-        "--num-cpus=1",
-        "--object-store-memory=200000000",
-        "--block",
-        "--disable-usage-stats",
-    ]))
-    .stdout(Stdio::null())
-    .stderr(Stdio::null())
-    .process_group(0)
-    .spawn()
-    .unwrap();
-    let group = node.id();
-    cluster.node = Some(node);
-    // Both nodes up before the driver starts, so that its tasks spread over both.
-    let t0 = Instant::now();
-    loop {
+    let mut cluster = Cluster { nodes: Vec::new() };
+    cluster.start(
+        &ray,
+        &[
+            "start",
+            "--head",
+            "--node-ip-address=127.0.0.1",
+            &format!("--port={port}"),
+            "--num-cpus=1",
+            // Small object stores: the run's files are a few MB, and CI machines are small.
+            "--object-store-memory=200000000",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+        ],
+    );
+    let alive_nodes = || {
         let out = ray_env(Command::new(&python).args([
             "-c",
             &format!("import ray; ray.init(address='{address}', log_to_driver=False); print(len([n for n in ray.nodes() if n['Alive']]))"),
         ]))
         .output()
         .unwrap();
-        if String::from_utf8_lossy(&out.stdout).trim() == "2" {
-            break;
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse::<usize>()
+            .unwrap_or(0)
+    };
+    let wait_for = |nodes: usize, what: &str| {
+        let t0 = Instant::now();
+        while alive_nodes() < nodes {
+            assert!(t0.elapsed() < Duration::from_secs(90), "{what}");
+            std::thread::sleep(Duration::from_secs(1));
         }
-        assert!(
-            t0.elapsed() < Duration::from_secs(90),
-            "the second node did not join"
-        );
-        std::thread::sleep(Duration::from_secs(1));
-    }
+    };
+    wait_for(1, "the head node did not start");
+    // The second node, at a loopback address of its own (the driver attaches to the node at its
+    // own address, which must be the head, as on a real cluster, so that killing the second
+    // node leaves the driver its raylet), with a node manager port of its own: its raylet, its
+    // agents and every worker it starts carry the port on their command lines, which is how the
+    // test finds and kills all of them at once, as losing the machine would.
+    let node_port = free_port();
+    let group = cluster.start(
+        &ray,
+        &[
+            "start",
+            &format!("--address={address}"),
+            "--node-ip-address=127.0.0.2",
+            &format!("--node-manager-port={node_port}"),
+            "--num-cpus=1",
+            "--object-store-memory=200000000",
+            "--disable-usage-stats",
+        ],
+    );
+    // Both nodes up before the driver starts, so that its tasks spread over both.
+    wait_for(2, "the second node did not join");
 
     let mut driver = ray_env(Command::new(&python).args([
         repo().join("ray/driver.py").to_str().unwrap(),
@@ -174,6 +207,8 @@ fn a_run_on_ray_survives_a_node_killed_mid_iteration() {
         "2",
         "--games-per-task",
         "2",
+        "--node-ip-address",
+        "127.0.0.1",
     ]))
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())
@@ -198,7 +233,7 @@ fn a_run_on_ray_survives_a_node_killed_mid_iteration() {
                     .status()
                     .unwrap();
                 assert!(k.success(), "no process of node 2 found");
-                let _ = Command::new("kill").args(["-9", &format!("-{group}")]).status();
+                signal_group(group, "-KILL");
                 killed = true;
                 said.push("(node 2 killed)".to_string());
             }
