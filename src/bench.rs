@@ -5,8 +5,10 @@ use tafl_engine::{game_seed, random_game, with_board, BitSet, MoveList, Position
 
 /// Search simulations per second on `rs` from its start position: one search on one thread,
 /// and one search per thread on two threads (searches are single-threaded; self-play and
-/// arenas run one per game).
-pub fn search(rs: &Ruleset, seconds: f64) {
+/// arenas run one per game); then one search of each of `players` (the built-in choice when
+/// empty) thinking a fixed time, on one and two threads. A player that cannot be built for
+/// these rules (a network trained for others) is an error naming it.
+pub fn search(rs: &Ruleset, seconds: f64, players: &[String]) -> Result<(), String> {
     use rayon::prelude::*;
     use tafl_engine::{Evaluator, Game, Heuristic, Rollout, Search, SearchConfig, Uniform};
     with_board!(rs, B, rules => {
@@ -28,13 +30,10 @@ pub fn search(rs: &Ruleset, seconds: f64) {
                     }
                     sims as f64 / t0.elapsed().as_secs_f64()
                 };
-                let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-                    Ok(p) => p,
-                    Err(e) => {
-                        eprintln!("cannot start threads: {e}");
-                        return;
-                    }
-                };
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map_err(|e| format!("cannot start threads: {e}"))?;
                 let rate: f64 = pool.install(|| (0..threads).into_par_iter().map(sims_per_thread).sum());
                 println!("{:<22} search {:<10} {threads} thread(s) {:>12.0} simulations/s", rs.id(), eval.name(), rate);
             }
@@ -45,25 +44,27 @@ pub fn search(rs: &Ruleset, seconds: f64) {
         // tree walk, which is what a shared tree's lock serialises; and the hybrid, which
         // asks it only of the nodes visited often.
         use tafl_engine::Parallelism;
-        let mut players = vec!["mcts:heuristic"];
-        if tafl_lab::shipped::for_rules(rs).is_ok() {
-            players.push("mcts:model=shipped");
-            players.push("mcts:hybrid=shipped");
-        }
-        for spec in players {
-            for (threads, parallel) in [(1usize, Parallelism::Root), (2, Parallelism::Root), (2, Parallelism::Tree)] {
-                match one_search_rate(&rules, spec, threads, parallel, seconds) {
-                    Ok(rate) => println!(
-                        "{:<22} one search {spec:<20} {threads} thread(s) {:>12.0} simulations/s{}",
-                        rs.id(),
-                        rate,
-                        if threads > 1 { format!(" ({parallel} parallel)") } else { String::new() }
-                    ),
-                    Err(e) => eprintln!("{spec}: {e}"),
-                }
+        let mut chosen: Vec<&str> = players.iter().map(String::as_str).collect();
+        if chosen.is_empty() {
+            chosen.push("mcts:heuristic");
+            if tafl_lab::shipped::for_rules(rs).is_ok() {
+                chosen.push("mcts:model=shipped");
+                chosen.push("mcts:hybrid=shipped");
             }
         }
-    });
+        for spec in chosen {
+            for (threads, parallel) in [(1usize, Parallelism::Root), (2, Parallelism::Root), (2, Parallelism::Tree)] {
+                let rate = one_search_rate(&rules, spec, threads, parallel, seconds).map_err(|e| format!("--player {spec}: {e}"))?;
+                println!(
+                    "{:<22} one search {spec:<20} {threads} thread(s) {:>12.0} simulations/s{}",
+                    rs.id(),
+                    rate,
+                    if threads > 1 { format!(" ({parallel} parallel)") } else { String::new() }
+                );
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Simulations per second of one `spec` player thinking a fixed time per move on `threads`
@@ -80,8 +81,12 @@ fn one_search_rate<B: BitSet>(
     let limit = ThinkingLimit::MoveTime(std::time::Duration::from_secs_f64(seconds / moves as f64));
     // Each measurement starts from a fresh network with an empty evaluation cache: the same
     // moves from the start would otherwise find the previous measurement's evaluations.
-    tafl_lab::players::release_model(tafl_trainer::shipped::SHIPPED_PATH);
     let mut resolved = tafl_lab::players::resolve(spec)?.thinking(limit, Some(threads), threads);
+    if let tafl_engine::PlayerSpec::Mcts { evaluator, .. } = &resolved.spec {
+        if let Some(path) = evaluator.model_path() {
+            tafl_lab::players::release_model(path);
+        }
+    }
     resolved.parallel = parallel;
     let mut player = tafl_lab::players::build(&resolved, 1, rules)?;
     let mut game = Game::new(rules);

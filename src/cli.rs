@@ -726,6 +726,11 @@ struct BenchArgs {
     /// this ruleset, one and two threads.
     #[arg(long, value_parser = crate::common::parse_rules)]
     search: Option<RulesArg>,
+    /// The players whose one search `--search` times (repeat the flag for several; default:
+    /// `mcts:heuristic`, and `mcts:model=shipped` and `mcts:hybrid=shipped` where a network is
+    /// shipped for the rules), for instance a network of one's own: `--player mcts:model=RUN`.
+    #[arg(long = "player", value_name = "SPEC")]
+    players: Vec<String>,
     /// Also measure the network's forward passes on this ruleset's network (shipped, else a
     /// fresh default one): positions and GFLOP/s per engine (burn, onnxruntime, int8), batch
     /// and thread count, with the fraction of the machine's peak.
@@ -1271,6 +1276,7 @@ impl BenchArgs {
             rules,
             seconds,
             search,
+            players,
             network,
             selfplay,
             games,
@@ -1287,9 +1293,15 @@ impl BenchArgs {
                 "--seconds: {seconds} is too long; at most 3600 (an hour)"
             ));
         }
+        if !players.is_empty() && search.is_none() {
+            return Err("--player: the players are timed by --search RULES; give it too".into());
+        }
+        for spec in &players {
+            tafl_lab::players::resolve(spec).map_err(|e| format!("--player {spec}: {e}"))?;
+        }
         crate::bench::run(&sets, seconds);
         if let Some(rules) = search {
-            crate::bench::search(&rules.ruleset, seconds);
+            crate::bench::search(&rules.ruleset, seconds, &players)?;
         }
         if let Some(rules) = network {
             crate::bench::network(&rules.ruleset, seconds)?;

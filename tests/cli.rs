@@ -466,3 +466,66 @@ fn a_level_can_search_one_shared_tree_and_the_command_line_overrides_it() {
     assert!(out.contains("--parallel root"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_times_the_players_asked_for_and_refuses_ones_that_cannot_play() {
+    // A network of one's own (here the shipped Brandubh one, by its path) is timed beside the
+    // hand-written search, and nothing else is.
+    let (ok, out, err) = cmd::tafl_text(&[
+        "bench",
+        "--rules",
+        "brandubh",
+        "--seconds",
+        "0.05",
+        "--search",
+        "brandubh",
+        "--player",
+        "mcts:heuristic",
+        "--player",
+        "mcts:model=checkpoints/brandubh",
+    ]);
+    assert!(ok, "{err}");
+    for spec in ["mcts:heuristic ", "mcts:model=checkpoints/brandubh "] {
+        let rows: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains(&format!("one search {spec}")))
+            .collect();
+        assert_eq!(rows.len(), 3, "{out}");
+        for row in rows {
+            let rate: f64 = row
+                .split("thread(s)")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|r| r.parse().ok())
+                .unwrap_or_else(|| panic!("no rate in {row}"));
+            assert!(rate > 0.0, "{row}");
+        }
+    }
+    assert!(!out.contains("hybrid"), "{out}");
+    // A player for other rules, an unknown one, and players without --search are refused,
+    // naming the flag.
+    for (args, says) in [
+        (
+            &[
+                "--search",
+                "brandubh",
+                "--player",
+                "mcts:model=checkpoints/tablut",
+            ][..],
+            &["--player mcts:model=checkpoints/tablut", "size"][..],
+        ),
+        (
+            &["--search", "brandubh", "--player", "mcts:foo"],
+            &["--player mcts:foo", "unknown evaluator"],
+        ),
+        (&["--player", "mcts:heuristic"], &["--player", "--search"]),
+    ] {
+        let mut all = vec!["bench", "--rules", "brandubh", "--seconds", "0.05"];
+        all.extend_from_slice(args);
+        let (ok, _, err) = cmd::tafl_text(&all);
+        assert!(!ok, "{args:?}");
+        for s in says {
+            assert!(err.contains(s), "{args:?}: {err}");
+        }
+    }
+}
