@@ -22,7 +22,8 @@
 #     --bin hnefatafl-text-protocol --root ../scratch/hnefatafl --locked
 # when missing); DEPTH (its alpha-beta depth, `--depth N`; default its own, 4); MOVETIME
 # (1), SEED (1), THREADS (2: both games of a pair at once, one core each), SEARCH_THREADS (1),
-# OUT (a log folder, default ../scratch/external-logs).
+# INFERENCE (our networks' engine, `tafl --inference`: auto, burn, onnxruntime or int8; default
+# auto), OUT (a log folder, default ../scratch/external-logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs="${1:-20}"
@@ -59,7 +60,7 @@ for ((s = seed; s < seed + pairs; s++)); do
     continue # finished before
   fi
   echo "pair $s: $player vs htp:$engine ..." >&2
-  "$tafl" arena "$player" "htp:$engine" --rules copenhagen-hnefatafl-org --games 2 --seed "$s" \
+  "$tafl" --inference "${INFERENCE:-auto}" arena "$player" "htp:$engine" --rules copenhagen-hnefatafl-org --games 2 --seed "$s" \
     --movetime "$movetime" --opening-plies 4 --threads "$threads" \
     --search-threads "$search_threads" >"$log.tmp"
   mv "$log.tmp" "$log"

@@ -69,8 +69,14 @@ pub fn command_line(a: &str, b: &str, rules: &str, s: &Settings) -> String {
         Some(suite) => format!("--openings {}", shell_word(&suite.path)),
         None => format!("--opening-plies {}", s.opening_plies),
     };
+    // The networks' engine is a global flag; a rerun must ask for the same one (int8 does
+    // not play exactly as float).
+    let inference = match tafl_nn::Inference::process_default() {
+        tafl_nn::Inference::Auto => String::new(),
+        other => format!(" --inference {other}"),
+    };
     let mut line = format!(
-        "tafl arena {} {} --rules {} --games {} --seed {} --ply-limit {} {start} --exploration {}",
+        "tafl{inference} arena {} {} --rules {} --games {} --seed {} --ply-limit {} {start} --exploration {}",
         shell_word(a),
         shell_word(b),
         shell_word(rules),
@@ -323,7 +329,28 @@ pub fn run(
     } else if a.threads != 1 || b.threads != 1 {
         println!("search threads: A: {}; B: {}", threads_text(a), threads_text(b));
     }
+    if let Some(line) = networks_line(a, b) {
+        println!("{line}");
+    }
     Ok(())
+}
+
+/// Which engine runs each player's network (`networks: A: int8; B: none`), or `None` when
+/// neither player has one.
+fn networks_line(a: &Resolved, b: &Resolved) -> Option<String> {
+    let engine = |p: &Resolved| match &p.spec {
+        tafl_engine::PlayerSpec::Mcts { evaluator, .. } if evaluator.model_path().is_some() => {
+            let chosen = p.inference.unwrap_or_else(tafl_nn::Inference::process_default);
+            Some(chosen.resolve().map_or(chosen, |e| e).to_string())
+        }
+        _ => None,
+    };
+    let (ea, eb) = (engine(a), engine(b));
+    if ea.is_none() && eb.is_none() {
+        return None;
+    }
+    let text = |e: Option<String>| e.unwrap_or_else(|| "none".to_string());
+    Some(format!("networks: A: {}; B: {}", text(ea), text(eb)))
 }
 
 #[cfg(test)]

@@ -155,3 +155,50 @@ fn a_program_that_answers_an_illegal_move_loses_every_game_and_the_report_says_w
     );
     assert!(!ok && err.contains("/nonexistent/engine"), "{err}");
 }
+
+#[test]
+fn the_external_match_script_plays_pairs_keeps_them_and_runs_the_network_as_asked() {
+    // checkpoints/measure-external.sh with our own HTP engine standing in for hnefatafl.org's,
+    // the network player in int8 at 0.01 s a move: one pair, then two, the first kept.
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("external-script");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let run = |pairs: &str| {
+        let out = std::process::Command::new("bash")
+            .arg(root.join("checkpoints/measure-external.sh"))
+            .args([pairs, "mcts:model=shipped"])
+            .env("TAFL", env!("CARGO_BIN_EXE_tafl"))
+            .env(
+                "ENGINE",
+                engine("--protocol htp --rules copenhagen-hnefatafl-org --player mcts:heuristic:10"),
+            )
+            .env("MOVETIME", "0.01")
+            .env("INFERENCE", "int8")
+            .env("OUT", &out_dir)
+            .output()
+            .expect("run bash");
+        let (_, stdout, stderr) = cmd::text(&out);
+        assert!(out.status.success(), "{stderr}");
+        (stdout, stderr)
+    };
+    let (stdout, stderr) = run("1");
+    assert!(stderr.contains("pair 1:"), "{stderr}");
+    assert!(
+        stdout.starts_with("mcts:model=shipped: 2 games; as attackers "),
+        "{stdout}"
+    );
+    let log = std::fs::read_to_string(out_dir.join("pair-1.txt")).unwrap();
+    // The report says which engine ran the network, and its rerun line asks for the same.
+    assert!(log.contains("networks: A: int8; B: none"), "{log}");
+    assert!(log.contains("rerun: tafl --inference int8 arena "), "{log}");
+    let (stdout, stderr) = run("2");
+    assert!(
+        !stderr.contains("pair 1:") && stderr.contains("pair 2:"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.starts_with("mcts:model=shipped: 4 games; as attackers "),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
