@@ -1073,7 +1073,13 @@ struct RebalanceArgs {
     /// Drop nothing: play every variant to --precision (the baseline the race saves games on).
     #[arg(long)]
     exhaustive: bool,
-    /// Seed: every game's seed derives from (seed, rules, variant, player, game index).
+    /// Drop a variant as playing like a simpler one (some of its changes) once this many of
+    /// its games are move for move the simpler one's: the levers it adds changed none of them
+    /// (0: never).
+    #[arg(long, default_value_t = 64)]
+    same_games: u64,
+    /// Seed: every skilled game's seed derives from (seed, rules, player, game index), the same
+    /// for every variant, so that a lever that changes nothing leaves the games as they were.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Worker threads (default: all cores); the results do not depend on it.
@@ -1106,6 +1112,7 @@ impl RebalanceArgs {
             max_undecided: self.max_undecided,
             random_games: self.random_games,
             exhaustive: self.exhaustive,
+            same_games: self.same_games,
             seed: self.seed,
             threads: self.threads,
             out: self.out,

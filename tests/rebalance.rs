@@ -18,12 +18,17 @@ fn out_dir(name: &str) -> PathBuf {
 
 /// A small search of Brandubh: three levers, cheap players, a coarse precision.
 fn small(dir: &Path, extra: &[&str]) -> (bool, String, String) {
+    search(dir, "first,king_capture,escape", extra)
+}
+
+/// [`small`] with other levers.
+fn search(dir: &Path, levers: &str, extra: &[&str]) -> (bool, String, String) {
     let mut args = vec![
         "rebalance",
         "--rules",
         "brandubh",
         "--levers",
-        "first,king_capture,escape",
+        levers,
         "--skilled",
         "mcts:heuristic:8",
         "--strengths",
@@ -139,20 +144,38 @@ fn a_search_resumed_from_its_state_ends_as_an_uninterrupted_one() {
                 "no_result": 0, "decided_plies": 0, "total_plies": 0, "by_reason": [0,0,0,0,0,0,0,0]});
         }
     };
-    for per_variant in state["tallies"].as_array_mut().unwrap() {
+    let mut prints = state["prints"].as_array().unwrap().clone();
+    for (v, per_variant) in state["tallies"].as_array_mut().unwrap().iter_mut().enumerate() {
         let players = per_variant.as_array_mut().unwrap();
         first_round(&mut players[0]);
         players[1] = serde_json::json!({"games": 0, "defender_wins": 0, "attacker_wins": 0, "draws": 0,
             "no_result": 0, "decided_plies": 0, "total_plies": 0, "by_reason": [0,0,0,0,0,0,0,0]});
+        // The games' fingerprints go with them.
+        let kept = players[0]["games"].as_u64().unwrap() as usize;
+        let mine = prints[v][0].as_array().unwrap()[..kept].to_vec();
+        prints[v] = serde_json::json!([mine, []]);
     }
+    state["prints"] = serde_json::Value::Array(prints);
+    // A state whose fingerprints do not match its games is not resumed.
     let resumed = out_dir("resumed");
     std::fs::create_dir_all(&resumed).unwrap();
+    let mut broken = state.clone();
+    broken["prints"][0][0] = serde_json::json!([1, 2, 3]);
+    std::fs::write(resumed.join("rebalance-state.json"), broken.to_string()).unwrap();
+    let (ok, _, e) = small(&resumed, &[]);
+    assert!(!ok && e.contains("not this search's"), "{e}");
+    // Nor is one by a version of tafl that seeded its games otherwise.
+    let mut old = state.clone();
+    old["settings"].as_object_mut().unwrap().remove("version");
+    std::fs::write(resumed.join("rebalance-state.json"), old.to_string()).unwrap();
+    let (ok, _, e) = small(&resumed, &[]);
+    assert!(!ok && e.contains("another version"), "{e}");
     std::fs::write(resumed.join("rebalance-state.json"), state.to_string()).unwrap();
     let (ok, _, e) = small(&resumed, &["--threads", "2"]);
     assert!(ok, "{e}");
     assert!(e.contains("resuming"), "{e}");
-    // Every game is seeded by its variant, player and index: the same figures and the same
-    // choice, whatever the threads and wherever it stopped.
+    // Every game is seeded by its player and index (and a random game by its variant): the
+    // same figures and the same choice, whatever the threads and wherever it stopped.
     let (a, b) = (json(&whole), json(&resumed));
     assert_eq!(a["best"], b["best"]);
     assert_eq!(a["variants"], b["variants"]);
@@ -166,6 +189,37 @@ fn a_search_resumed_from_its_state_ends_as_an_uninterrupted_one() {
         !ok && e.contains("other settings") && e.contains("exploration"),
         "{e}"
     );
+}
+
+#[test]
+fn a_lever_that_changes_no_game_is_dropped_as_playing_like_the_simpler_variant() {
+    // Edge forts on 7x7 with corner escape: the king's fort on the edge never forms in these
+    // short games, so `exit_fort=yes` replays the base's games (every variant plays the same
+    // seeds), and so does `exit_fort=yes` on top of weak king capture.
+    let dir = out_dir("plays-like");
+    let (ok, _, e) = search(&dir, "king_capture=weak,exit_fort", &["--same-games", "16"]);
+    assert!(ok, "{e}");
+    let j = json(&dir);
+    let status = |label: &str| -> String {
+        let v = j["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["variant"] == label)
+            .unwrap_or_else(|| panic!("{label}: {j}"));
+        v["status"].as_str().unwrap().to_string()
+    };
+    let s = status("exit_fort=yes");
+    assert!(s.contains("plays like (base rules)"), "{s}");
+    let s = status("exit_fort=yes, king_capture=weak");
+    assert!(s.contains("plays like king_capture=weak"), "{s}");
+    assert!(!status("king_capture=weak").contains("plays like"));
+    // Turned off, the same search keeps them racing.
+    let dir = out_dir("plays-like-off");
+    let (ok, _, e) = search(&dir, "king_capture=weak,exit_fort", &["--same-games", "0"]);
+    assert!(ok, "{e}");
+    let text = std::fs::read_to_string(dir.join("rebalance.json")).unwrap();
+    assert!(!text.contains("plays like"), "{text}");
 }
 
 #[test]

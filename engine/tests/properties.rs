@@ -151,3 +151,36 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_games_fingerprint_follows_its_moves_and_its_end() {
+    let rules = Rules::<u128>::new(&Ruleset::builtin("brandubh")).unwrap();
+    for seed in 0..20 {
+        let a = random_position(&rules, seed, 30);
+        let b = random_position(&rules, seed, 30);
+        assert_eq!(
+            a.fingerprint(),
+            b.fingerprint(),
+            "the same moves, the same fingerprint"
+        );
+        // One ply fewer, or another game, is another fingerprint.
+        let mut c = a.clone();
+        if c.undo(&rules) {
+            assert_ne!(a.fingerprint(), c.fingerprint());
+        }
+        assert_ne!(
+            a.fingerprint(),
+            random_position(&rules, seed + 100, 30).fingerprint()
+        );
+    }
+    // The same moves ended differently (here: cut by a ply limit, or not) differ too.
+    let g = random_position(&rules, 7, 6);
+    let mut cut = Game::new(&rules).with_ply_limit(Some(6));
+    for p in g.history() {
+        cut.play(&rules, p.mv).unwrap();
+    }
+    if g.outcome().is_none() {
+        assert!(cut.outcome().is_some());
+        assert_ne!(g.fingerprint(), cut.fingerprint());
+    }
+}

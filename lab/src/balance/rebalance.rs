@@ -8,19 +8,24 @@
 //! games where they decide something: in rounds of doubling size, and after each round a
 //! variant whose distance from an even share is, with 99% confidence, larger than that of
 //! `finalists` others is dropped, as is one whose games mostly end undecided. The survivors are
-//! played until their interval is as narrow as asked. Then the survivors race again with each
+//! played until their interval is as narrow as asked. Every variant plays the same seeds, so a
+//! lever that changes nothing in a variant's games leaves them move for move the same as the
+//! simpler variant's: once `same_games` games agree, the variant is dropped as playing like the
+//! simpler one (no number of games could tell the two apart, and a designer wants the fewer
+//! changes). Then the survivors race again with each
 //! stronger player in turn, judged by their worst distance from even over the players so far,
 //! since rules that are even for weak players can tip under strong play. The closest
 //! `finalists` by that worst distance are reported at every strength, and the closest of all is
 //! written out as a rules file.
 //!
 //! Everything a decision depends on is in the state file, rewritten after every batch of
-//! games, and every game is seeded from (seed, base rules, variant, player, game index): an
+//! games, and every skilled game is seeded from (seed, base rules, player, game index), the same
+//! for every variant (the random games add the variant): an
 //! interrupted search resumes where it stopped and ends exactly as an uninterrupted one.
 
 use super::intervals::Share;
 use super::knobs::{self, KnobSetting};
-use super::run::{random_row, row_seed, skilled_row};
+use super::run::{random_row, row_seed, skilled_games, tally, GameResult};
 use super::Play;
 use crate::players::{resolve, Resolved};
 use serde::{Deserialize, Serialize};
@@ -62,6 +67,11 @@ const DROP_Z: f64 = 2.576;
 /// More variants than this is a search that cannot finish; fewer levers or changes are needed.
 const MAX_VARIANTS: usize = 2000;
 
+/// The version of the search's seeding and state: a state file of another version is not
+/// resumed (1: every variant's games seeded apart; 2: skilled games seeded alike for every
+/// variant, and the games' fingerprints kept).
+pub const SEARCH_VERSION: u32 = 2;
+
 /// The state file in the output folder.
 pub const STATE_FILE: &str = "rebalance-state.json";
 
@@ -98,6 +108,9 @@ pub struct Request {
     pub random_games: u64,
     /// Play every variant to the precision, dropping none (the race's baseline).
     pub exhaustive: bool,
+    /// A variant whose first this-many games are move for move those of a variant with fewer
+    /// changes is dropped as playing like it (0: never).
+    pub same_games: u64,
     /// The search's seed.
     pub seed: u64,
     /// Worker threads (all cores when `None`); results do not depend on it.
@@ -109,6 +122,9 @@ pub struct Request {
 /// Every setting that decides the figures; a resumed search must be asked for the same.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
+    /// [`SEARCH_VERSION`] (0 in the state files of versions that did not write it).
+    #[serde(default)]
+    pub version: u32,
     /// The base rules as given.
     pub rules: String,
     /// The base rules' id.
@@ -141,6 +157,9 @@ pub struct Settings {
     pub random_games: u64,
     /// Whether every variant is played to the precision (no race).
     pub exhaustive: bool,
+    /// Games alike after which a variant plays like a simpler one (0: never).
+    #[serde(default)]
+    pub same_games: u64,
     /// The seed.
     pub seed: u64,
 }
@@ -327,6 +346,9 @@ pub enum DropReason {
     FarFromEven,
     /// Its games surely end undecided more often than allowed.
     Undecided,
+    /// Its games so far are move for move those of this variant, which has fewer changes: the
+    /// levers it adds changed none of them.
+    PlaysLike(usize),
 }
 
 /// A drop: when and why.
@@ -350,8 +372,16 @@ pub struct State {
     pub labels: Vec<String>,
     /// Per variant, per player: the games played so far (game indices `0..games`).
     pub tallies: Vec<Vec<GameTally>>,
+    /// Per variant, per player: each game's fingerprint, in game order (as many as the tally's
+    /// games).
+    #[serde(default)]
+    pub prints: Vec<Vec<Vec<u64>>>,
     /// Per variant: whether and when the race dropped it.
     pub dropped: Vec<Option<Dropped>>,
+    /// Per variant: the variants whose changes are some of its own, fewest first (from the
+    /// plan, not kept in the file).
+    #[serde(skip)]
+    pub simpler: Vec<Vec<usize>>,
     /// The player whose race is being run (0: the racing player's; then each stronger one).
     #[serde(default)]
     pub stage: usize,
@@ -361,6 +391,29 @@ pub struct State {
     pub finalists: Option<Vec<usize>>,
     /// Random games of the base and the best variant, once played.
     pub random: Vec<Option<GameTally>>,
+}
+
+impl State {
+    /// Adds games `tallies[v][p].games..` of variant `v` with player `p`.
+    fn record(&mut self, v: usize, p: usize, games: &[GameResult]) {
+        self.tallies[v][p] = self.tallies[v][p].merge(tally(games));
+        self.prints[v][p].extend(games.iter().map(|g| g.fingerprint));
+    }
+
+    /// A simpler variant (some of `v`'s changes) whose games with player `p` are move for move
+    /// `v`'s: every game both have played, and at least `same_games` of them.
+    pub fn plays_like(&self, v: usize, p: usize) -> Option<usize> {
+        let want = self.settings.same_games;
+        let mine = &self.prints[v][p];
+        if want == 0 || (mine.len() as u64) < want {
+            return None;
+        }
+        self.simpler[v].iter().copied().find(|&u| {
+            let theirs = &self.prints[u][p];
+            let n = mine.len().min(theirs.len());
+            n as u64 >= want && mine[..n] == theirs[..n]
+        })
+    }
 }
 
 /// The defenders' share of decided games.
@@ -485,6 +538,7 @@ impl Plan {
             players.push(p);
         }
         let settings = Settings {
+            version: SEARCH_VERSION,
             rules: req.rules.trim().to_string(),
             rules_id: base.id().to_string(),
             rules_toml: base.to_toml(),
@@ -501,6 +555,7 @@ impl Plan {
             max_undecided: req.max_undecided,
             random_games: req.random_games,
             exhaustive: req.exhaustive,
+            same_games: req.same_games,
             seed: req.seed,
         };
         Ok(Plan {
@@ -519,7 +574,9 @@ impl Plan {
             settings: self.settings.clone(),
             labels: self.variants.iter().map(Variant::label).collect(),
             tallies: vec![vec![GameTally::default(); self.players.len()]; n],
+            prints: vec![vec![Vec::new(); self.players.len()]; n],
             dropped: vec![None; n],
+            simpler: self.simpler(),
             stage: 0,
             rounds: 0,
             finalists: None,
@@ -527,14 +584,29 @@ impl Plan {
         }
     }
 
-    /// The seed of a variant's games with a player (or its random games).
+    /// Per variant, the variants whose changes are some of its own, fewest changes first.
+    fn simpler(&self) -> Vec<Vec<usize>> {
+        let vs = &self.variants;
+        (0..vs.len())
+            .map(|v| {
+                (0..vs.len())
+                    .filter(|&u| vs[u].sets.len() < vs[v].sets.len())
+                    .filter(|&u| vs[u].sets.iter().all(|k| vs[v].sets.contains(k)))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The seed of a variant's games with a player (the same for every variant: common random
+    /// numbers, so that a lever that changes nothing in a game leaves the game as it was), or of
+    /// its random games.
     fn seed(&self, variant: usize, player: Option<usize>) -> u64 {
         let v = &self.variants[variant];
         match player {
             Some(p) => row_seed(
                 self.settings.seed,
                 &self.settings.rules_id,
-                &format!("{}|{}", knobs::label(&v.sets), self.settings.players[p]),
+                &format!("|{}", self.settings.players[p]),
                 Play::Skilled,
             ),
             None => row_seed(
@@ -550,7 +622,7 @@ impl Plan {
     pub fn command_line(&self) -> String {
         let s = &self.settings;
         let mut cmd = format!(
-            "tafl rebalance --rules {} --levers '{}' --max-changes {} --skilled {} --strengths {} --exploration {} --ply-limit {} --band {} --precision {} --finalists {} --first-round {} --max-games {} --max-undecided {} --random-games {} --seed {}",
+            "tafl rebalance --rules {} --levers '{}' --max-changes {} --skilled {} --strengths {} --exploration {} --ply-limit {} --band {} --precision {} --finalists {} --first-round {} --max-games {} --max-undecided {} --random-games {} --same-games {} --seed {}",
             s.rules,
             s.levers.join(","),
             s.max_changes,
@@ -565,6 +637,7 @@ impl Plan {
             s.max_games,
             s.max_undecided,
             s.random_games,
+            s.same_games,
             s.seed
         );
         if s.exhaustive {
@@ -698,7 +771,8 @@ fn next_step(state: &State) -> Step {
 }
 
 /// The race's drops after a round of the current stage: variants whose games with its player
-/// surely end undecided too often, then those whose worst distance from even over the players
+/// are move for move a simpler variant's, those whose games surely end undecided too often,
+/// then those whose worst distance from even over the players
 /// so far is surely larger than that of `finalists` others.
 fn drops(state: &State) -> Vec<(usize, DropReason)> {
     let s = &state.settings;
@@ -713,7 +787,9 @@ fn drops(state: &State) -> Vec<(usize, DropReason)> {
             continue;
         }
         let t = &state.tallies[v][p];
-        if wilson(undecided(t), t.games, DROP_Z).0 > s.max_undecided {
+        if let Some(u) = state.plays_like(v, p) {
+            out.push((v, DropReason::PlaysLike(u)));
+        } else if wilson(undecided(t), t.games, DROP_Z).0 > s.max_undecided {
             out.push((v, DropReason::Undecided));
         } else {
             rest.push(v);
@@ -734,7 +810,8 @@ fn drops(state: &State) -> Vec<(usize, DropReason)> {
 }
 
 /// The finalists: the surviving variants whose worst distance from even over the players is
-/// smallest, fewer changes first on a tie (the base counts as a candidate like any other).
+/// smallest, fewer changes first on a tie (the base counts as a candidate like any other), and
+/// none that plays like a simpler variant.
 fn choose_finalists(state: &State) -> Vec<usize> {
     let max = state.settings.max_undecided;
     let mut alive: Vec<usize> = (0..state.tallies.len())
@@ -744,6 +821,9 @@ fn choose_finalists(state: &State) -> Vec<usize> {
                 .iter()
                 .all(|t| t.games == 0 || (undecided(t) as f64 / t.games as f64) <= max)
         })
+        // A variant that plays like a simpler one is that one again (only the exhaustive
+        // baseline, which drops nothing, still has such twins here).
+        .filter(|&v| (0..state.settings.players.len()).all(|p| state.plays_like(v, p).is_none()))
         .collect();
     alive.sort_by(|&a, &b| worst_distance(&state.tallies[a]).total_cmp(&worst_distance(&state.tallies[b])));
     alive.truncate(state.settings.finalists);
@@ -779,6 +859,12 @@ fn load_state(plan: &Plan, out: &std::path::Path) -> Result<Option<State>, Strin
     let text = tafl_engine::input::read_text_limited(&path, 64 << 20)?;
     let state: State = serde_json::from_str(&text)
         .map_err(|e| format!("`{}`: not a rebalance state file: {e}", path.display()))?;
+    if state.settings.version != plan.settings.version {
+        return Err(format!(
+            "`{}` holds a search by another version of tafl (its games seeded otherwise); use another --out, or delete the folder to start over",
+            path.display()
+        ));
+    }
     if state.settings != plan.settings {
         return Err(format!(
             "`{}` holds a search asked for with other settings ({}); use another --out, or delete the folder to start over",
@@ -792,6 +878,12 @@ fn load_state(plan: &Plan, out: &std::path::Path) -> Result<Option<State>, Strin
         || state.tallies.len() != n
         || state.tallies.iter().any(|t| t.len() != plan.players.len())
         || state.dropped.len() != n
+        || state.prints.len() != n
+        || state
+            .prints
+            .iter()
+            .zip(&state.tallies)
+            .any(|(p, t)| p.len() != t.len() || p.iter().zip(t).any(|(p, t)| p.len() as u64 != t.games))
         || state.random.len() != n
         || state
             .finalists
@@ -803,6 +895,8 @@ fn load_state(plan: &Plan, out: &std::path::Path) -> Result<Option<State>, Strin
             path.display()
         ));
     }
+    let mut state = state;
+    state.simpler = plan.simpler();
     Ok(Some(state))
 }
 
@@ -874,12 +968,13 @@ pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
                 let bar = crate::work::progress_bar(left, &label);
                 for (v, target) in todo {
                     let have = state.tallies[v][player].games;
-                    let Some(t) = pool.install(|| play(&plan, v, player, have..target, &bar, stop))? else {
+                    let Some(games) = pool.install(|| play(&plan, v, player, have..target, &bar, stop))?
+                    else {
                         bar.finish_and_clear();
                         super::rebalance_outputs::write_all(&req.out, &plan, &state)?;
                         return interrupted();
                     };
-                    state.tallies[v][player] = state.tallies[v][player].merge(t);
+                    state.record(v, player, &games);
                     save(&state)?;
                 }
                 bar.finish_and_clear();
@@ -930,12 +1025,12 @@ pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
                 let bar = crate::work::progress_bar(left, "measuring the finalists at every strength");
                 for (v, p, target) in todo {
                     let have = state.tallies[v][p].games;
-                    let Some(t) = pool.install(|| play(&plan, v, p, have..target, &bar, stop))? else {
+                    let Some(games) = pool.install(|| play(&plan, v, p, have..target, &bar, stop))? else {
                         bar.finish_and_clear();
                         super::rebalance_outputs::write_all(&req.out, &plan, &state)?;
                         return interrupted();
                     };
-                    state.tallies[v][p] = state.tallies[v][p].merge(t);
+                    state.record(v, p, &games);
                     save(&state)?;
                 }
                 bar.finish_and_clear();
@@ -982,12 +1077,12 @@ fn play(
     games: std::ops::Range<u64>,
     bar: &indicatif::ProgressBar,
     stop: &AtomicBool,
-) -> Result<Option<GameTally>, String> {
+) -> Result<Option<Vec<GameResult>>, String> {
     let seed = plan.seed(variant, Some(player));
     let limit = plan.settings.ply_limit;
     let e = plan.settings.exploration;
     let p = &plan.players[player];
-    with_board!(&plan.variants[variant].ruleset, B, rules => skilled_row::<B>(&rules, p, e, games, seed, limit, &[], bar, stop))
+    with_board!(&plan.variants[variant].ruleset, B, rules => skilled_games::<B>(&rules, p, e, games, seed, limit, &[], bar, stop))
 }
 
 /// The 95% half-width the figures are reported with.
@@ -1086,13 +1181,17 @@ mod tests {
             max_undecided: 0.25,
             random_games: 0,
             exhaustive: false,
+            same_games: 64,
             seed: 0,
+            version: SEARCH_VERSION,
         };
         State {
             settings,
             labels: vec![String::new(); n],
             tallies: tallies.into_iter().map(|t| vec![t]).collect(),
+            prints: vec![vec![Vec::new()]; n],
             dropped: vec![None; n],
+            simpler: vec![Vec::new(); n],
             stage: 0,
             rounds: 0,
             finalists: None,
@@ -1123,6 +1222,38 @@ mod tests {
         let mut s3 = s.clone();
         s3.settings.exhaustive = true;
         assert!(drops(&s3).is_empty());
+    }
+
+    #[test]
+    fn a_variant_whose_games_are_a_simpler_ones_is_dropped_as_playing_like_it() {
+        // The base, `a` (one change) and `a, b` (two): `a` played the base's games move for move,
+        // `a, b` differed in one game.
+        let mut s = state(vec![tally(32, 32, 0); 3], 5);
+        s.simpler = vec![vec![], vec![0], vec![0, 1]];
+        let base: Vec<u64> = (0..64).collect();
+        let mut other = base.clone();
+        other[40] = 1000;
+        s.prints = vec![vec![base.clone()], vec![base.clone()], vec![other]];
+        assert_eq!(drops(&s), vec![(1, DropReason::PlaysLike(0))]);
+        // Fewer games alike than `same_games` prove nothing yet.
+        let mut s2 = s.clone();
+        s2.prints = vec![vec![base[..32].to_vec()]; 3];
+        s2.tallies = vec![vec![tally(16, 16, 0)]; 3];
+        assert!(drops(&s2).is_empty());
+        // A variant is only ever like a simpler one: the base plays like nothing, and neither
+        // does a variant of as many changes with the same games.
+        let mut s3 = s.clone();
+        s3.simpler = vec![vec![], vec![], vec![]];
+        assert!(drops(&s3).is_empty());
+        // Off, and in the exhaustive baseline, nothing is dropped.
+        let mut s4 = s.clone();
+        s4.settings.same_games = 0;
+        assert!(drops(&s4).is_empty());
+        s4.settings.same_games = 64;
+        s4.settings.exhaustive = true;
+        assert!(drops(&s4).is_empty());
+        // The baseline, which keeps it, does not make it a finalist either: it is the base again.
+        assert_eq!(choose_finalists(&s4), vec![0, 2]);
     }
 
     #[test]
@@ -1170,6 +1301,9 @@ mod tests {
         s.settings.players.push("mcts:heuristic:40".into());
         for t in &mut s.tallies {
             t.push(GameTally::default());
+        }
+        for p in &mut s.prints {
+            p.push(Vec::new());
         }
         // Every variant is measured with the racing player: the next player's race begins.
         assert_eq!(next_step(&s), Step::NextStage);

@@ -50,8 +50,13 @@ fn status(plan: &Plan, state: &State, v: usize) -> String {
     let finalists = state.finalists.as_deref().unwrap_or_default();
     if let Some(d) = state.dropped[v] {
         let why = match d.reason {
-            DropReason::FarFromEven => "far from even",
-            DropReason::Undecided => "mostly undecided",
+            DropReason::FarFromEven => "far from even".to_string(),
+            DropReason::Undecided => "mostly undecided".to_string(),
+            DropReason::PlaysLike(u) => format!(
+                "plays like {} (its {} games move for move the same)",
+                plan.variants.get(u).map_or("?".into(), Variant::label),
+                state.prints[v].get(d.player).map_or(0, Vec::len)
+            ),
         };
         return format!(
             "dropped by {}'s race after round {}: {why}",
@@ -59,16 +64,24 @@ fn status(plan: &Plan, state: &State, v: usize) -> String {
             d.round
         );
     }
-    if state.finalists.is_some() && v == best(state) {
-        return "best".into();
-    }
-    if finalists.contains(&v) {
-        return "finalist".into();
-    }
-    if state.finalists.is_some() {
-        "raced to the end".into()
+    let status = if state.finalists.is_some() && v == best(state) {
+        "best"
+    } else if finalists.contains(&v) {
+        "finalist"
+    } else if state.finalists.is_some() {
+        "raced to the end"
     } else {
-        "racing".into()
+        "racing"
+    };
+    // Only a search that drops nothing (the exhaustive baseline) keeps such twins racing.
+    match state.plays_like(v, 0) {
+        Some(u) => format!(
+            "{status}; plays like {} (its {} games with {} move for move the same)",
+            plan.variants[u].label(),
+            state.prints[v][0].len(),
+            plan.settings.players[0]
+        ),
+        None => status.into(),
     }
 }
 
@@ -227,6 +240,12 @@ pub fn markdown(plan: &Plan, state: &State) -> String {
             s.finalists,
             pct(s.max_undecided)
         ));
+        if s.same_games > 0 {
+            out.push_str(&format!(
+                " Every variant plays the same seeds; one whose first {} games (at least) were move for move those of a variant with some of its changes is dropped as playing like it.",
+                s.same_games
+            ));
+        }
     }
     out.push_str(&format!(
         " Measurements stop at ±{:.1} points (95%) or {} games.\n\n## Reproduce\n\n```sh\n{}\n```\n",

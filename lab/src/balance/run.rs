@@ -71,8 +71,9 @@ pub fn play_row(plan: &Plan, row: &RowSpec, stop: &AtomicBool) -> Result<Option<
                     Some(s) => s.positions::<B>(&rules).map_err(|e| format!("--openings: {e}"))?,
                     None => Vec::new(),
                 };
-                skilled_row::<B>(&rules, &plan.skilled, e, 0..games, seed, limit, &starts, &bar, stop)
+                skilled_games::<B>(&rules, &plan.skilled, e, 0..games, seed, limit, &starts, &bar, stop)
             })?
+            .map(|g| tally(&g))
         }
     };
     bar.finish_and_clear();
@@ -114,12 +115,23 @@ pub fn random_row<B: BitSet>(
         .reduce(|| Some(GameTally::default()), |a, b| Some(a?.merge(b?)))
 }
 
+/// One game's result, as the studies keep it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameResult {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Its plies.
+    pub plies: u32,
+    /// [`Game::fingerprint`]: its moves and its end.
+    pub fingerprint: u64,
+}
+
 /// Skilled games `games` (game indices, `0..n` for a whole row) of a row: both sides are `player`, each seeded from the game's
 /// seed, each playing a uniformly random move with probability `exploration` each ply; game
 /// `i` starts from `starts[i % len]` (an opening suite's positions), or from the start
-/// position when `starts` is empty.
+/// position when `starts` is empty. The games in index order; `None` when stopped.
 #[allow(clippy::too_many_arguments)]
-pub fn skilled_row<B: BitSet>(
+pub fn skilled_games<B: BitSet>(
     rules: &Rules<B>,
     player: &Resolved,
     exploration: f32,
@@ -129,8 +141,8 @@ pub fn skilled_row<B: BitSet>(
     starts: &[Position<B>],
     bar: &ProgressBar,
     stop: &AtomicBool,
-) -> Result<Option<GameTally>, String> {
-    let results: Vec<Option<(Outcome, u32)>> = games
+) -> Result<Option<Vec<GameResult>>, String> {
+    let results: Vec<Option<GameResult>> = games
         .into_par_iter()
         .map(|i| {
             if stop.load(Ordering::Relaxed) {
@@ -154,18 +166,23 @@ pub fn skilled_row<B: BitSet>(
             );
             bar.inc(1);
             // A game stops without an outcome only if a player fails to move: no result.
-            Ok(Some((
-                game.outcome().unwrap_or_else(Outcome::no_result),
-                game.ply(),
-            )))
+            Ok(Some(GameResult {
+                outcome: game.outcome().unwrap_or_else(Outcome::no_result),
+                plies: game.ply(),
+                fingerprint: game.fingerprint(),
+            }))
         })
         .collect::<Result<_, String>>()?;
-    let mut stats = GameTally::default();
-    for r in results {
-        let Some((o, plies)) = r else { return Ok(None) };
-        stats.add(o, plies);
+    Ok(results.into_iter().collect())
+}
+
+/// The tally of some games.
+pub fn tally(games: &[GameResult]) -> GameTally {
+    let mut t = GameTally::default();
+    for g in games {
+        t.add(g.outcome, g.plies);
     }
-    Ok(Some(stats))
+    t
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! point being `iter-NNNN` or `level-N` rather than a path, so the outputs are byte-identical
 //! whatever the thread count, and a point's games stay the same when `--every` thins the others.
 
-use super::run::{row_seed, skilled_row};
+use super::run::{row_seed, skilled_games, tally};
 use super::{sweep_outputs, table, Play};
 use crate::players::Resolved;
 use serde::Serialize;
@@ -526,7 +526,8 @@ fn play_point(plan: &SweepPlan, point: &Point, stop: &AtomicBool) -> Result<Opti
     let bar = crate::work::progress_bar(s.games, &point.key);
     let seed = plan.point_seed(point);
     let t0 = Instant::now();
-    let stats = with_board!(&plan.ruleset, B, rules => skilled_row::<B>(&rules, &point.player, s.exploration, 0..s.games, seed, s.ply_limit, &[], &bar, stop))?;
+    let stats = with_board!(&plan.ruleset, B, rules => skilled_games::<B>(&rules, &point.player, s.exploration, 0..s.games, seed, s.ply_limit, &[], &bar, stop))?
+        .map(|g| tally(&g));
     bar.finish_and_clear();
     if let Some(st) = &stats {
         let sh = table::RowShares::of(st);
