@@ -96,25 +96,14 @@ impl<B: BitSet> Game<B> {
     /// games from the same start with the same fingerprint are, but for a 2^-64 chance, the same
     /// game; a search comparing rule variants uses it to see a change that altered no game.
     pub fn fingerprint(&self) -> u64 {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut eat = |b: u64| {
-            h ^= b;
-            h = h.wrapping_mul(0x0100_0000_01b3);
+        let moves = self.moves.iter().flat_map(|p| [p.mv.from as u64, p.mv.to as u64]);
+        // 0xff marks the end of the moves, then the winner (0 none, 1, 2) and the reason; 0xfe
+        // a game not over.
+        let end = match self.outcome {
+            Some(o) => vec![0xff, o.winner.map_or(0, |s| 1 + s as u64), o.reason as u64 + 1],
+            None => vec![0xfe],
         };
-        for p in &self.moves {
-            eat(p.mv.from as u64);
-            eat(p.mv.to as u64);
-        }
-        match self.outcome {
-            // 0xff marks the end of the moves; then the winner (0 none, 1, 2) and the reason.
-            Some(o) => {
-                eat(0xff);
-                eat(o.winner.map_or(0, |s| 1 + s as u64));
-                eat(o.reason as u64 + 1);
-            }
-            None => eat(0xfe),
-        }
-        h
+        crate::fnv::fnv1a64(moves.chain(end))
     }
     /// The ply limit, if any.
     pub fn ply_limit(&self) -> Option<u32> {

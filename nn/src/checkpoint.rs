@@ -179,14 +179,10 @@ fn knob_differences(model: &RulesFile, used: &RulesFile) -> Vec<String> {
         .collect()
 }
 
-/// FNV-1a, 64 bits: a checksum against truncated or damaged weights (not against tampering).
+/// The weights' checksum ([`tafl_engine::fnv1a64`] of their bytes): against truncated or
+/// damaged weights, not against tampering.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+    tafl_engine::fnv1a64(bytes.iter().copied())
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.

@@ -107,13 +107,7 @@ pub struct RecordedPly<B: BitSet> {
 impl<B: BitSet> RecordedGame<B> {
     /// The set this game belongs to (see the module documentation).
     pub fn split(&self) -> Split {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for m in &self.moves {
-            for b in [m.from, m.to] {
-                h ^= b as u64;
-                h = h.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
+        let h = tafl_engine::fnv1a64(self.moves.iter().flat_map(|m| [m.from, m.to]));
         if h.is_multiple_of(VALIDATION_ONE_IN) {
             Split::Validation
         } else {

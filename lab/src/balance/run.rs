@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 use tafl_engine::{
-    game_seed, play_game_from, random_game, with_board, BitSet, Game, GameTally, Outcome, Position, Rules,
+    fnv1a64, game_seed, play_game_from, random_game, with_board, BitSet, Game, GameTally, Outcome, Position,
+    Rules,
 };
 
 /// Installs a `Ctrl-C` handler that raises the returned flag, for a program that runs a study
@@ -38,18 +39,13 @@ pub fn stop_on_ctrl_c() -> &'static AtomicBool {
 
 /// The seed of a row: FNV-1a over (ruleset, changes, play kind), mixed with the study's seed.
 pub fn row_seed(seed: u64, ruleset: &str, changes: &str, play: Play) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let bytes = ruleset
         .bytes()
         .chain([0])
         .chain(changes.bytes())
         .chain([0])
         .chain(play.name().bytes());
-    for b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    game_seed(seed, h)
+    game_seed(seed, fnv1a64(bytes))
 }
 
 /// Plays one row with a progress bar; `None` when `stop` was raised before it ended.
