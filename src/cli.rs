@@ -92,11 +92,12 @@ enum Command {
     ///
     /// The variants are the base rules with at most --max-changes of the --levers moved. Each
     /// is played by the --skilled player against itself (the exploration rule of the balance
-    /// study) in rounds of doubling size; after each round, variants surely farther from even
+    /// study) in rounds that grow by half; after each round, variants surely farther from even
     /// than --finalists others, or mostly undecided, are dropped, and the rest are played until
-    /// their 95% interval is within --precision. The survivors then race again with each of
+    /// their 95% interval is within --race-precision. The survivors then race again with each of
     /// --strengths in turn, judged by their worst distance from even over the players so far;
-    /// the best is the one closest to even at its worse strength. Writes rebalance.md, .csv,
+    /// the finalists are played on to --precision at every strength, and the best is the one
+    /// closest to even at its worse strength. Writes rebalance.md, .csv,
     /// .json, rebalance-vs-strength.png,
     /// the best variant as best.toml (ready for --rules) and its rules panel to --out.
     /// Interrupted (Ctrl-C), the same command resumes from the state in --out.
@@ -1051,14 +1052,20 @@ struct RebalanceArgs {
     /// Even means a defenders' share of decided games within 50% ± this.
     #[arg(long, default_value_t = 0.05)]
     band: f64,
-    /// Play each measurement until its 95% interval lies within ± this of its share.
+    /// Play each finalist's measurements until their 95% interval lies within ± this of the
+    /// share.
     #[arg(long, default_value_t = 0.05)]
     precision: f64,
+    /// Play the race's survivors until their 95% interval lies within ± this (at least
+    /// --precision): enough to rank them; only the finalists are played on to --precision.
+    #[arg(long, default_value_t = tafl_lab::balance::rebalance::DEFAULT_RACE_PRECISION)]
+    race_precision: f64,
     /// Variants that survive the race and are measured at every strength: the closest to
     /// even at the racing player; the best is the one that stays closest at every strength.
     #[arg(long, default_value_t = 5)]
     finalists: usize,
-    /// Games per variant in the race's first round; each round doubles them.
+    /// Games per variant in the race's first round; each round is half as large again (16, 32,
+    /// 48, 80, 128, ...).
     #[arg(long, default_value_t = 16)]
     first_round: u64,
     /// At most this many games per variant and player.
@@ -1106,6 +1113,7 @@ impl RebalanceArgs {
             ply_limit: self.ply_limit,
             band: self.band,
             precision: self.precision,
+            race_precision: self.race_precision,
             finalists: self.finalists,
             first_round: self.first_round,
             max_games: self.max_games,

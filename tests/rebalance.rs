@@ -232,6 +232,7 @@ fn bad_requests_are_refused_before_any_game() {
         (vec!["--levers", "escape=moon"], "not a value"),
         (vec!["--max-changes", "0"], "--max-changes"),
         (vec!["--precision", "0"], "--precision"),
+        (vec!["--race-precision", "0.9"], "--race-precision"),
         (vec!["--first-round", "2000"], "--first-round"),
         (vec!["--strengths", "mcts:heuristic:8"], "twice"),
         (vec!["--strengths", "nonsense"], "--strengths"),

@@ -5,10 +5,12 @@
 //! the rules file and the values to try). Every variant is played by the skilled player against
 //! itself under the exploration rule of the balance study, and measured by the defenders' share
 //! of decided games. Rather than playing every variant to the final precision, a race spends
-//! games where they decide something: in rounds of doubling size, and after each round a
+//! games where they decide something: in rounds that grow by half, and after each round a
 //! variant whose distance from an even share is, with 99% confidence, larger than that of
 //! `finalists` others is dropped, as is one whose games mostly end undecided. The survivors are
-//! played until their interval is as narrow as asked. Every variant plays the same seeds, so a
+//! played until their interval is narrow enough to rank them (`race_precision`); only the
+//! finalists are then played on to the reported `precision`, since variants that no number of
+//! games tells apart need not each be measured finely. Every variant plays the same seeds, so a
 //! lever that changes nothing in a variant's games leaves them move for move the same as the
 //! simpler variant's: once `same_games` games agree, the variant is dropped as playing like the
 //! simpler one (no number of games could tell the two apart, and a designer wants the fewer
@@ -59,6 +61,10 @@ pub const DEFAULT_SKILLED: &str = "mcts:heuristic:100";
 /// The stronger players the survivors of the race race again with.
 pub const DEFAULT_STRENGTHS: &str = "mcts:heuristic:400";
 
+/// The half-width of the interval the race plays its survivors to by default: about 100
+/// games of a close variant, against about 400 for the reported ±5 points.
+pub const DEFAULT_RACE_PRECISION: f64 = 0.10;
+
 /// The confidence of a drop. The race looks at every variant after every round, so its drops
 /// use a wider interval than the 95% of the reported figures: a variant truly among the best
 /// is then rarely dropped by one of its many looks.
@@ -69,8 +75,9 @@ const MAX_VARIANTS: usize = 2000;
 
 /// The version of the search's seeding and state: a state file of another version is not
 /// resumed (1: every variant's games seeded apart; 2: skilled games seeded alike for every
-/// variant, and the games' fingerprints kept).
-pub const SEARCH_VERSION: u32 = 2;
+/// variant, and the games' fingerprints kept; 3: rounds grow by half, and the race plays its
+/// survivors to the race precision, the finalists to the precision).
+pub const SEARCH_VERSION: u32 = 3;
 
 /// The state file in the output folder.
 pub const STATE_FILE: &str = "rebalance-state.json";
@@ -94,11 +101,15 @@ pub struct Request {
     pub ply_limit: u32,
     /// Even means a defenders' share within `0.5 ± band`.
     pub band: f64,
-    /// The half-width of the 95% interval a measurement is played to.
+    /// The half-width of the 95% interval a finalist's measurement is played to.
     pub precision: f64,
+    /// The half-width of the 95% interval the race plays its survivors to: enough to rank
+    /// them, not to report them (the finalists are then played on to `precision`).
+    pub race_precision: f64,
     /// How many variants survive the race and are measured at every strength.
     pub finalists: usize,
-    /// Games per variant in the first round (the rounds double).
+    /// Games per variant in the first round (each round's size is half as large again as
+    /// the last's, in whole first rounds).
     pub first_round: u64,
     /// At most this many games per variant and player.
     pub max_games: u64,
@@ -143,8 +154,11 @@ pub struct Settings {
     pub ply_limit: Option<u32>,
     /// Even means a defenders' share within `0.5 ± band`.
     pub band: f64,
-    /// The half-width of the 95% interval a measurement is played to.
+    /// The half-width of the 95% interval a finalist's measurement is played to.
     pub precision: f64,
+    /// The half-width of the 95% interval the race plays its survivors to.
+    #[serde(default)]
+    pub race_precision: f64,
     /// Variants measured at every strength.
     pub finalists: usize,
     /// Games per variant in the first round.
@@ -498,6 +512,7 @@ impl Plan {
         for (flag, v, hi) in [
             ("--band", req.band, 0.5),
             ("--precision", req.precision, 0.5),
+            ("--race-precision", req.race_precision, 0.5),
             ("--max-undecided", req.max_undecided, 1.0),
         ] {
             if !(v.is_finite() && v > 0.0 && v <= hi) {
@@ -549,6 +564,12 @@ impl Plan {
             ply_limit: (req.ply_limit > 0).then_some(req.ply_limit),
             band: req.band,
             precision: req.precision,
+            // The baseline plays every variant to the precision: nothing is ranked coarsely.
+            race_precision: if req.exhaustive {
+                req.precision
+            } else {
+                req.race_precision.max(req.precision)
+            },
             finalists: req.finalists,
             first_round: req.first_round,
             max_games: req.max_games,
@@ -622,7 +643,7 @@ impl Plan {
     pub fn command_line(&self) -> String {
         let s = &self.settings;
         let mut cmd = format!(
-            "tafl rebalance --rules {} --levers '{}' --max-changes {} --skilled {} --strengths {} --exploration {} --ply-limit {} --band {} --precision {} --finalists {} --first-round {} --max-games {} --max-undecided {} --random-games {} --same-games {} --seed {}",
+            "tafl rebalance --rules {} --levers '{}' --max-changes {} --skilled {} --strengths {} --exploration {} --ply-limit {} --band {} --precision {} --race-precision {} --finalists {} --first-round {} --max-games {} --max-undecided {} --random-games {} --same-games {} --seed {}",
             s.rules,
             s.levers.join(","),
             s.max_changes,
@@ -632,6 +653,7 @@ impl Plan {
             s.ply_limit.unwrap_or(0),
             s.band,
             s.precision,
+            s.race_precision,
             s.finalists,
             s.first_round,
             s.max_games,
@@ -674,15 +696,28 @@ enum Step {
     Done,
 }
 
-/// Whether a measurement needs more games.
-fn needs_games(t: &GameTally, s: &Settings) -> bool {
-    t.games < s.max_games && !precise(t, s.precision)
+/// Whether a measurement needs more games to be within `precision`.
+fn needs_games(t: &GameTally, s: &Settings, precision: f64) -> bool {
+    t.games < s.max_games && !precise(t, precision)
+}
+
+/// The games every variant of a race is played up to in round `round`: the first round's,
+/// then half as many again each round, in whole first rounds (16, 32, 48, 80, 128, 192, 288,
+/// ... for 16). Looking more often than at doublings drops a variant far from even nearer the
+/// games it takes to show it (a 90% variant is shown at about 48, not 64), and the drops'
+/// 99% intervals must not overlap, so the extra looks cost little confidence.
+fn round_size(s: &Settings, round: u32) -> u64 {
+    let mut units: u64 = 1;
+    for _ in 0..round.min(64) {
+        units = (units + 1).max(units.saturating_mul(3).div_ceil(2));
+    }
+    s.first_round.saturating_mul(units).min(s.max_games)
 }
 
 /// The games a measurement is played up to next: twice what it has (the first round when it
-/// has none), but no more than its share so far says the precision needs (with a tenth to
+/// has none), but no more than its share so far says `precision` needs (with a tenth to
 /// spare, in whole first rounds), so that the last step does not overshoot by half.
-fn next_target(t: &GameTally, s: &Settings, cap: u64) -> u64 {
+fn next_target(t: &GameTally, s: &Settings, cap: u64, precision: f64) -> u64 {
     let doubled = if t.games == 0 {
         s.first_round
     } else {
@@ -693,11 +728,26 @@ fn next_target(t: &GameTally, s: &Settings, cap: u64) -> u64 {
         let p = defenders_share(t).share.clamp(0.05, 0.95);
         let decided = t.decisive() as f64 / t.games as f64;
         let z = tafl_engine::stats::Z95;
-        let need = 1.1 * z * z * p * (1.0 - p) / (s.precision * s.precision) / decided;
+        let need = 1.1 * z * z * p * (1.0 - p) / (precision * precision) / decided;
         let need = (need / s.first_round as f64).ceil() as u64 * s.first_round;
         target = target.min(need.max(t.games + s.first_round));
     }
     target.min(cap).min(s.max_games)
+}
+
+/// The measurements of these variants, at every player, still short of the precision: (variant,
+/// player, the games it is played up to next).
+fn to_measure(state: &State, variants: &[usize]) -> Vec<(usize, usize, u64)> {
+    let s = &state.settings;
+    let mut todo = Vec::new();
+    for &v in variants {
+        for (p, t) in state.tallies[v].iter().enumerate() {
+            if needs_games(t, s, s.precision) {
+                todo.push((v, p, next_target(t, s, u64::MAX, s.precision)));
+            }
+        }
+    }
+    todo
 }
 
 /// What to do next.
@@ -711,7 +761,7 @@ fn next_step(state: &State) -> Step {
         let unfinished: Vec<usize> = alive
             .iter()
             .copied()
-            .filter(|&v| needs_games(&state.tallies[v][p], s))
+            .filter(|&v| needs_games(&state.tallies[v][p], s, s.race_precision))
             .collect();
         if unfinished.is_empty() {
             // The last round's drops first: a variant that reached its precision far from even
@@ -719,19 +769,27 @@ fn next_step(state: &State) -> Step {
             if !drops(state).is_empty() {
                 return Step::EndRound;
             }
-            return if p + 1 < s.players.len() {
-                Step::NextStage
-            } else {
+            if p + 1 < s.players.len() {
+                return Step::NextStage;
+            }
+            // The race ranked its survivors at the race precision; the closest are played on
+            // to the precision at every strength, and ranked again, until the closest are all
+            // measured to it: a variant that only looked close on few games gives its place
+            // to the next.
+            let todo = to_measure(state, &choose_finalists(state));
+            return if todo.is_empty() {
                 Step::ChooseFinalists
+            } else {
+                Step::Measure(todo)
             };
         }
-        let target = s
-            .first_round
-            .saturating_mul(1u64 << state.rounds.min(40))
-            .min(s.max_games);
+        let target = round_size(s, state.rounds);
         let todo: Vec<(usize, u64)> = unfinished
             .into_iter()
-            .map(|v| (v, next_target(&state.tallies[v][p], s, target)))
+            .map(|v| {
+                let t = &state.tallies[v][p];
+                (v, next_target(t, s, target, s.race_precision))
+            })
             .filter(|&(v, t)| state.tallies[v][p].games < t)
             .collect();
         if todo.is_empty() {
@@ -747,15 +805,7 @@ fn next_step(state: &State) -> Step {
     // The base is measured too: the before of the before/after, and the plot's reference.
     let mut measured: Vec<usize> = vec![0];
     measured.extend(finalists.iter().copied().filter(|&v| v != 0));
-    let mut todo = Vec::new();
-    for &v in &measured {
-        for p in 0..s.players.len() {
-            let t = &state.tallies[v][p];
-            if needs_games(t, s) {
-                todo.push((v, p, next_target(t, s, u64::MAX)));
-            }
-        }
-    }
+    let todo = to_measure(state, &measured);
     if !todo.is_empty() {
         return Step::Measure(todo);
     }
@@ -1022,7 +1072,7 @@ pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
                     .iter()
                     .map(|&(v, p, target)| target - state.tallies[v][p].games)
                     .sum();
-                let bar = crate::work::progress_bar(left, "measuring the finalists at every strength");
+                let bar = crate::work::progress_bar(left, "measuring the closest variants at every strength");
                 for (v, p, target) in todo {
                     let have = state.tallies[v][p].games;
                     let Some(games) = pool.install(|| play(&plan, v, p, have..target, &bar, stop))? else {
@@ -1175,6 +1225,7 @@ mod tests {
             ply_limit: Some(400),
             band: 0.05,
             precision: 0.05,
+            race_precision: 0.05,
             finalists,
             first_round: 16,
             max_games: 512,
@@ -1257,7 +1308,7 @@ mod tests {
     }
 
     #[test]
-    fn steps_race_in_doubling_rounds_then_measure_the_finalists() {
+    fn steps_race_in_growing_rounds_then_measure_the_finalists() {
         let mut s = state(vec![GameTally::default(); 3], 1);
         assert_eq!(
             next_step(&s),
@@ -1279,7 +1330,7 @@ mod tests {
         // Near the end, a round plays only what the precision needs: an even share at 256
         // games needs about 423 (1.1 x 1.96^2 / 4 / 0.05^2), not 512.
         s.tallies[0][0] = tally(128, 128, 0);
-        assert_eq!(next_target(&s.tallies[0][0], &s.settings, 512), 432);
+        assert_eq!(next_target(&s.tallies[0][0], &s.settings, 512, 0.05), 432);
         for t in &mut s.tallies {
             t[0] = tally(256, 256, 0);
         }
@@ -1290,6 +1341,68 @@ mod tests {
         s.finalists = Some(f);
         assert_eq!(next_step(&s), Step::Done);
         assert_eq!(best(&s), 0);
+    }
+
+    #[test]
+    fn rounds_grow_by_half_in_whole_first_rounds() {
+        let s = state(vec![GameTally::default()], 1);
+        let sizes: Vec<u64> = (0..9).map(|r| round_size(&s.settings, r)).collect();
+        assert_eq!(sizes, vec![16, 32, 48, 80, 128, 192, 288, 432, 512]);
+        assert_eq!(round_size(&s.settings, u32::MAX), 512, "capped at --max-games");
+    }
+
+    #[test]
+    fn the_race_ranks_at_the_race_precision_and_the_finalists_are_played_on_to_the_precision() {
+        // Two close variants, each 120 games about 55%: within ±10 points, not within ±5.
+        let mut s = state(vec![tally(66, 54, 0), tally(64, 56, 0)], 1);
+        s.settings.race_precision = 0.10;
+        s.rounds = 5;
+        // The race is over for both (no drop: they cannot be told apart); the closer is played
+        // on to ±5 points before it is chosen.
+        match next_step(&s) {
+            Step::Measure(todo) => assert_eq!(todo, vec![(1, 0, 240)]),
+            other => panic!("{other:?}"),
+        }
+        // Measured finely, it turns out farther from even than the other looked: the other is
+        // played on in its turn.
+        s.tallies[1][0] = tally(150, 90, 0);
+        match next_step(&s) {
+            Step::Measure(todo) => assert_eq!(todo, vec![(0, 0, 240)]),
+            other => panic!("{other:?}"),
+        }
+        // Both measured finely: the closer is the finalist; the base is the before (measured).
+        s.tallies[0][0] = tally(216, 184, 0);
+        assert_eq!(next_step(&s), Step::ChooseFinalists);
+        let f = choose_finalists(&s);
+        assert_eq!(f, vec![0]);
+        s.finalists = Some(f);
+        assert_eq!(next_step(&s), Step::Done);
+        // The exhaustive baseline plays every variant to the precision: its race precision is
+        // the precision whatever is asked.
+        let req = |exhaustive| Request {
+            rules: "brandubh".into(),
+            levers: Some("king_capture=weak".into()),
+            max_changes: 1,
+            skilled: "mcts:heuristic:10".into(),
+            strengths: Vec::new(),
+            exploration: 0.1,
+            ply_limit: 400,
+            band: 0.05,
+            precision: 0.05,
+            race_precision: 0.10,
+            finalists: 1,
+            first_round: 16,
+            max_games: 512,
+            max_undecided: 0.25,
+            random_games: 0,
+            exhaustive,
+            same_games: 64,
+            seed: 0,
+            threads: None,
+            out: PathBuf::from("unused"),
+        };
+        assert_eq!(Plan::new(&req(false)).unwrap().settings.race_precision, 0.10);
+        assert_eq!(Plan::new(&req(true)).unwrap().settings.race_precision, 0.05);
     }
 
     #[test]
