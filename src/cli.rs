@@ -1057,15 +1057,16 @@ struct RebalanceArgs {
     #[arg(long, default_value_t = 0.05)]
     precision: f64,
     /// Play the race's survivors until their 95% interval lies within ± this (at least
-    /// --precision): enough to rank them; only the finalists are played on to --precision.
+    /// --precision): enough to rank them; only the closest are played on to --precision,
+    /// ranked again until the --finalists closest all are.
     #[arg(long, default_value_t = tafl_lab::balance::rebalance::DEFAULT_RACE_PRECISION)]
     race_precision: f64,
     /// Variants that survive the race and are measured at every strength: the closest to
     /// even at the racing player; the best is the one that stays closest at every strength.
     #[arg(long, default_value_t = 5)]
     finalists: usize,
-    /// Games per variant in the race's first round; each round is half as large again (16, 32,
-    /// 48, 80, 128, ...).
+    /// Games per variant in the race's first round; the rounds then grow by about half, in
+    /// whole first rounds (16, 32, 48, 80, 128, ...).
     #[arg(long, default_value_t = 16)]
     first_round: u64,
     /// At most this many games per variant and player.

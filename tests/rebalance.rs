@@ -37,6 +37,10 @@ fn search(dir: &Path, levers: &str, extra: &[&str]) -> (bool, String, String) {
         "8",
         "--precision",
         "0.1",
+        // Coarser than the precision: the race ranks on fewer games, and the closest are then
+        // played on and ranked again.
+        "--race-precision",
+        "0.12",
         "--max-games",
         "128",
         "--finalists",
@@ -79,6 +83,20 @@ fn a_small_search_races_measures_the_finalists_and_writes_a_playable_rules_file(
         variants
             .iter()
             .any(|v| v["status"].as_str().unwrap().starts_with("dropped")),
+        "{j}"
+    );
+    // The finalists were played on past the race precision; a survivor raced to the end was not.
+    let most = |status: &str| {
+        variants
+            .iter()
+            .filter(|v| v["status"].as_str().unwrap() == status)
+            .flat_map(|v| v["measurements"].as_array().unwrap().iter())
+            .map(|m| m["tally"]["games"].as_u64().unwrap())
+            .max()
+            .unwrap_or(0)
+    };
+    assert!(
+        most("raced to the end") < most("finalist").max(most("best")),
         "{j}"
     );
     for v in variants {

@@ -9,8 +9,9 @@
 //! variant whose distance from an even share is, with 99% confidence, larger than that of
 //! `finalists` others is dropped, as is one whose games mostly end undecided. The survivors are
 //! played until their interval is narrow enough to rank them (`race_precision`); only the
-//! finalists are then played on to the reported `precision`, since variants that no number of
-//! games tells apart need not each be measured finely. Every variant plays the same seeds, so a
+//! closest are then played on to the reported `precision`, ranked again until the finalists
+//! all are, since variants that no number of games tells apart need not each be measured
+//! finely. Every variant plays the same seeds, so a
 //! lever that changes nothing in a variant's games leaves them move for move the same as the
 //! simpler variant's: once `same_games` games agree, the variant is dropped as playing like the
 //! simpler one (no number of games could tell the two apart, and a designer wants the fewer
@@ -108,8 +109,8 @@ pub struct Request {
     pub race_precision: f64,
     /// How many variants survive the race and are measured at every strength.
     pub finalists: usize,
-    /// Games per variant in the first round (each round's size is half as large again as
-    /// the last's, in whole first rounds).
+    /// Games per variant in the first round (then 2, 3, 5, 8, 12, ... first rounds: about half
+    /// as many again each round).
     pub first_round: u64,
     /// At most this many games per variant and player.
     pub max_games: u64,
@@ -403,6 +404,11 @@ pub struct State {
     pub rounds: u32,
     /// The finalists, once the race is over.
     pub finalists: Option<Vec<usize>>,
+    /// The batch of measurements being played: (variant, player, games it is played up to).
+    /// A batch is chosen from every variant's figures, so a search resumed partway through one
+    /// finishes it before choosing again, as an uninterrupted search does.
+    #[serde(default)]
+    pub measuring: Vec<(usize, usize, u64)>,
     /// Random games of the base and the best variant, once played.
     pub random: Vec<Option<GameTally>>,
 }
@@ -601,6 +607,7 @@ impl Plan {
             stage: 0,
             rounds: 0,
             finalists: None,
+            measuring: Vec::new(),
             random: vec![None; n],
         }
     }
@@ -702,8 +709,8 @@ fn needs_games(t: &GameTally, s: &Settings, precision: f64) -> bool {
 }
 
 /// The games every variant of a race is played up to in round `round`: the first round's,
-/// then half as many again each round, in whole first rounds (16, 32, 48, 80, 128, 192, 288,
-/// ... for 16). Looking more often than at doublings drops a variant far from even nearer the
+/// then about half as many again each round, in whole first rounds and at least one more
+/// (16, 32, 48, 80, 128, 192, 288, ... for 16). Looking more often than at doublings drops a variant far from even nearer the
 /// games it takes to show it (a 90% variant is shown at about 48, not 64), and the drops'
 /// 99% intervals must not overlap, so the extra looks cost little confidence.
 fn round_size(s: &Settings, round: u32) -> u64 {
@@ -753,6 +760,16 @@ fn to_measure(state: &State, variants: &[usize]) -> Vec<(usize, usize, u64)> {
 /// What to do next.
 fn next_step(state: &State) -> Step {
     let s = &state.settings;
+    // The rest of a batch in progress first: what comes after it was chosen for its end.
+    let pending: Vec<(usize, usize, u64)> = state
+        .measuring
+        .iter()
+        .copied()
+        .filter(|&(v, p, target)| state.tallies[v][p].games < target)
+        .collect();
+    if !pending.is_empty() {
+        return Step::Measure(pending);
+    }
     if state.finalists.is_none() {
         let p = state.stage;
         let alive: Vec<usize> = (0..state.tallies.len())
@@ -1068,6 +1085,8 @@ pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
                 super::rebalance_outputs::write_all(&req.out, &plan, &state)?;
             }
             Step::Measure(todo) => {
+                state.measuring = todo.clone();
+                save(&state)?;
                 let left: u64 = todo
                     .iter()
                     .map(|&(v, p, target)| target - state.tallies[v][p].games)
@@ -1084,6 +1103,8 @@ pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
                     save(&state)?;
                 }
                 bar.finish_and_clear();
+                state.measuring.clear();
+                save(&state)?;
                 super::rebalance_outputs::write_all(&req.out, &plan, &state)?;
             }
             Step::Random(todo) => {
@@ -1246,6 +1267,7 @@ mod tests {
             stage: 0,
             rounds: 0,
             finalists: None,
+            measuring: Vec::new(),
             random: vec![None; n],
         }
     }
@@ -1327,6 +1349,15 @@ mod tests {
             Step::Race { todo, .. } => assert!(todo.iter().all(|&(_, t)| t == 32), "{todo:?}"),
             other => panic!("{other:?}"),
         }
+        // Then rounds grow by half: 48 after 32, not 64.
+        for t in &mut s.tallies {
+            t[0] = tally(16, 16, 0);
+        }
+        s.rounds = 2;
+        match next_step(&s) {
+            Step::Race { todo, .. } => assert!(todo.iter().all(|&(_, t)| t == 48), "{todo:?}"),
+            other => panic!("{other:?}"),
+        }
         // Near the end, a round plays only what the precision needs: an even share at 256
         // games needs about 423 (1.1 x 1.96^2 / 4 / 0.05^2), not 512.
         s.tallies[0][0] = tally(128, 128, 0);
@@ -1368,6 +1399,20 @@ mod tests {
         s.tallies[1][0] = tally(150, 90, 0);
         match next_step(&s) {
             Step::Measure(todo) => assert_eq!(todo, vec![(0, 0, 240)]),
+            other => panic!("{other:?}"),
+        }
+        // A search stopped partway through a batch finishes that batch before choosing again,
+        // even where the games played so far would choose otherwise: an uninterrupted search
+        // chose after the whole batch.
+        let mut stopped = s.clone();
+        stopped.measuring = vec![(0, 0, 240), (1, 0, 480)];
+        match next_step(&stopped) {
+            Step::Measure(todo) => assert_eq!(todo, vec![(0, 0, 240), (1, 0, 480)]),
+            other => panic!("{other:?}"),
+        }
+        stopped.tallies[0][0] = tally(216, 24, 0);
+        match next_step(&stopped) {
+            Step::Measure(todo) => assert_eq!(todo, vec![(1, 0, 480)]),
             other => panic!("{other:?}"),
         }
         // Both measured finely: the closer is the finalist; the base is the before (measured).

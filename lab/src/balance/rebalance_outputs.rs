@@ -235,7 +235,7 @@ pub fn markdown(plan: &Plan, state: &State) -> String {
         );
     } else {
         out.push_str(&format!(
-            " Each player races in turn, the survivors of one racing with the next: rounds grow by half from {} games; after each, a variant whose worst distance from even over the players so far is, at 99% confidence, larger than {} others' is dropped, as is one whose undecided share is surely above {}. The race plays its survivors to ±{:.1} points, enough to rank them; only the finalists (and the base) are played on to the precision, so a variant raced to the end has the wider interval.",
+            " Each player races in turn, the survivors of one racing with the next: rounds grow by half from {} games; after each, a variant whose worst distance from even over the players so far is, at 99% confidence, larger than {} others' is dropped, as is one whose undecided share is surely above {}. The race plays its survivors to ±{:.1} points, enough to rank them; only the closest are played on to the precision, ranked again until the finalists all are (the base is measured too), so a variant raced to the end keeps the interval it reached, up to that wider one.",
             s.first_round,
             s.finalists,
             pct(s.max_undecided),
