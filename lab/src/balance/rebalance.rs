@@ -1382,6 +1382,14 @@ mod tests {
         assert_eq!(round_size(&s.settings, u32::MAX), 512, "capped at --max-games");
     }
 
+    /// The measurements `next_step` asks for next (it must ask for measurements).
+    fn measure_step(s: &State) -> Vec<(usize, usize, u64)> {
+        match next_step(s) {
+            Step::Measure(todo) => todo,
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn the_race_ranks_at_the_race_precision_and_the_finalists_are_played_on_to_the_precision() {
         // Two close variants, each 120 games about 55%: within ±10 points, not within ±5.
@@ -1390,31 +1398,19 @@ mod tests {
         s.rounds = 5;
         // The race is over for both (no drop: they cannot be told apart); the closer is played
         // on to ±5 points before it is chosen.
-        match next_step(&s) {
-            Step::Measure(todo) => assert_eq!(todo, vec![(1, 0, 240)]),
-            other => panic!("{other:?}"),
-        }
+        assert_eq!(measure_step(&s), vec![(1, 0, 240)]);
         // Measured finely, it turns out farther from even than the other looked: the other is
         // played on in its turn.
         s.tallies[1][0] = tally(150, 90, 0);
-        match next_step(&s) {
-            Step::Measure(todo) => assert_eq!(todo, vec![(0, 0, 240)]),
-            other => panic!("{other:?}"),
-        }
+        assert_eq!(measure_step(&s), vec![(0, 0, 240)]);
         // A search stopped partway through a batch finishes that batch before choosing again,
         // even where the games played so far would choose otherwise: an uninterrupted search
         // chose after the whole batch.
         let mut stopped = s.clone();
         stopped.measuring = vec![(0, 0, 240), (1, 0, 480)];
-        match next_step(&stopped) {
-            Step::Measure(todo) => assert_eq!(todo, vec![(0, 0, 240), (1, 0, 480)]),
-            other => panic!("{other:?}"),
-        }
+        assert_eq!(measure_step(&stopped), vec![(0, 0, 240), (1, 0, 480)]);
         stopped.tallies[0][0] = tally(216, 24, 0);
-        match next_step(&stopped) {
-            Step::Measure(todo) => assert_eq!(todo, vec![(1, 0, 480)]),
-            other => panic!("{other:?}"),
-        }
+        assert_eq!(measure_step(&stopped), vec![(1, 0, 480)]);
         // Both measured finely: the closer is the finalist; the base is the before (measured).
         s.tallies[0][0] = tally(216, 184, 0);
         assert_eq!(next_step(&s), Step::ChooseFinalists);
