@@ -135,6 +135,7 @@ fn play<B: BitSet>(rules: &Rules<B>, human: Side, ai: &Resolved, seed: u64) -> R
                     parallel: ai.parallel,
                     follow_clock: false,
                     inference: ai.inference,
+                    search: ai.search.clone(),
                 };
                 let mut helper: Player<B> = build(&hinter, seed ^ 0x4117, rules)?;
                 if let Some((mv, res)) = helper.choose(rules, &game) {

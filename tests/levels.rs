@@ -124,6 +124,11 @@ fn a_bad_levels_file_is_refused_naming_the_variable_the_file_and_the_level() {
             "[[level]]\nlevel = 1\nplayer = \"mcts:model=shipped\"\nsimulations = 5\ninference = \"fp16\"\n",
             "level 1: inference engine `fp16`: expected one of auto, burn, onnxruntime, int8",
         ),
+        (
+            "search",
+            "[[level]]\nlevel = 1\nplayer = \"mcts:heuristic\"\nsimulations = 5\nsearch = { batch_size = 0 }\n",
+            "level 1: search field `batch_size`: must be at least 1",
+        ),
     ] {
         let file = levels_file(name, text);
         let (ok, _, err) = tafl(&["arena", "level:1", "random", "--rules", "brandubh"], Some(&file));
@@ -131,6 +136,31 @@ fn a_bad_levels_file_is_refused_naming_the_variable_the_file_and_the_level() {
         assert!(err.contains("TAFL_LEVELS") && err.contains(why), "{name}: {err}");
         let _ = std::fs::remove_file(&file);
     }
+}
+
+#[test]
+fn a_level_searches_with_its_own_settings_and_reports_name_them() {
+    // Level 2 gathers 4 leaves an evaluator call with a wider exploration constant; level 1
+    // keeps the defaults. The arena's report names the settings of the level that has them
+    // (lab's unit tests check that the player built from it searches with them).
+    let file = levels_file(
+        "search",
+        "[[level]]\nlevel = 1\nplayer = \"mcts:heuristic\"\nsimulations = 20\n\n\
+         [[level]]\nlevel = 2\nplayer = \"mcts:heuristic\"\nsimulations = 20\nsearch = { batch_size = 4, c_puct = 3.0 }\n",
+    );
+    let (ok, out, err) = tafl(
+        &[
+            "arena", "level:2", "level:1", "--rules", "brandubh", "--games", "2", "--seed", "1",
+        ],
+        Some(&file),
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("level 2 (mcts:heuristic:20, batch_size=4, c_puct=3.0)"),
+        "{out}"
+    );
+    assert!(out.contains("level 1 (mcts:heuristic:20)"), "{out}");
+    let _ = std::fs::remove_file(&file);
 }
 
 #[test]

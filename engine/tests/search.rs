@@ -736,6 +736,57 @@ description = "a quarter second a move"
 }
 
 #[test]
+fn a_level_can_set_its_search_and_a_bad_setting_is_refused_naming_it() {
+    let text = r#"
+[[level]]
+level = 1
+player = "mcts:heuristic"
+simulations = 50
+
+[[level]]
+level = 2
+player = "mcts:heuristic"
+movetime = 0.5
+search = { batch_size = 32, c_puct = 2.0 }
+"#;
+    let levels = Levels::parse(text, "site.toml").unwrap();
+    assert_eq!(
+        levels.get(1).unwrap().search_config().unwrap(),
+        SearchConfig::default()
+    );
+    assert_eq!(levels.get(1).unwrap().search_text(), "");
+    let tuned = levels.get(2).unwrap();
+    assert_eq!(
+        tuned.search_config().unwrap(),
+        SearchConfig {
+            batch_size: 32,
+            c_puct: 2.0,
+            ..SearchConfig::default()
+        }
+    );
+    assert_eq!(tuned.search_text(), "batch_size=32, c_puct=2.0");
+    for (bad, why) in [
+        ("batch_size = 0", "batch_size"),
+        ("batch_size = \"many\"", "batch_size"),
+        ("c_puct = -1.0", "c_puct"),
+        ("simulations = 5", "`simulations` is set by the level's own"),
+        ("virtual_losses = 2.0", "virtual_losses"),
+    ] {
+        let e = Levels::parse(&text.replace("batch_size = 32, c_puct = 2.0", bad), "site.toml").unwrap_err();
+        assert!(
+            e.contains("site.toml") && e.contains("level 2") && e.contains(why),
+            "{bad}: {e}"
+        );
+    }
+    // The player built from the level's config searches with it (the spec's simulations on top).
+    let config = tuned.search_config().unwrap();
+    let spec = levels.get(1).unwrap().spec().unwrap();
+    let p = Player::<u128>::new(&spec, 1, &config, &classic_evaluator).unwrap();
+    let used = p.search_config().unwrap();
+    assert_eq!((used.batch_size, used.c_puct, used.simulations), (32, 2.0, 50));
+}
+
+#[test]
 fn a_clock_caps_a_player_that_thinks_by_simulations() {
     // A search of three million simulations, with a clock of 2 s: the clock's hard budget
     // stops it, so it never runs the clock out.

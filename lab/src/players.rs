@@ -37,9 +37,30 @@ pub struct Resolved {
     /// The engine of its network's forward passes (a level's `inference`); `None`: the
     /// process's default (`tafl --inference`).
     pub inference: Option<Inference>,
+    /// The search config the player starts from (a level's `search` settings; the default
+    /// otherwise); the spec's simulations and the thinking limit apply on top.
+    pub search: SearchConfig,
 }
 
 impl Resolved {
+    /// A player spec as it is, with no level's settings: no mistakes, its own simulations on
+    /// one thread, the default search config and inference engine.
+    pub fn plain(spec: PlayerSpec) -> Resolved {
+        Resolved {
+            label: spec.to_string(),
+            spec,
+            temperature: 0.0,
+            exploration: 0.0,
+            fallback: None,
+            limit: ThinkingLimit::Simulations,
+            threads: 1,
+            parallel: tafl_engine::Parallelism::Root,
+            follow_clock: false,
+            inference: None,
+            search: SearchConfig::default(),
+        }
+    }
+
     /// The player for `ruleset`: the level's fallback where its spec names the shipped model
     /// and none was trained for the game these rules describe (models are matched by the game,
     /// however the rules are spelled), else itself. Every player resolution goes through here
@@ -66,6 +87,7 @@ impl Resolved {
                 parallel: self.parallel,
                 follow_clock: self.follow_clock,
                 inference: self.inference,
+                search: self.search.clone(),
             },
             _ => self.clone(),
         }
@@ -80,19 +102,7 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
             .map_err(|_| format!("`{text}`: a level is `level:N` with N a number"))?;
         return level(n);
     }
-    let spec = PlayerSpec::parse(text)?;
-    Ok(Resolved {
-        label: spec.to_string(),
-        spec,
-        temperature: 0.0,
-        exploration: 0.0,
-        fallback: None,
-        limit: ThinkingLimit::Simulations,
-        threads: 1,
-        parallel: tafl_engine::Parallelism::Root,
-        follow_clock: false,
-        inference: None,
-    })
+    Ok(Resolved::plain(PlayerSpec::parse(text)?))
 }
 
 /// The environment variable naming a levels file that replaces `configs/levels.toml`.
@@ -169,9 +179,14 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         tafl_engine::Parallelism::Tree => ", one shared tree",
         tafl_engine::Parallelism::Root => "",
     };
+    let search = l.search_config()?;
+    let tuned = match l.search_text() {
+        t if t.is_empty() => t,
+        t => format!(", {t}"),
+    };
     Ok(Resolved {
         label: format!(
-            "level {n} ({}{time}{tree}{engine}{mistakes})",
+            "level {n} ({}{time}{tree}{tuned}{engine}{mistakes})",
             spec_text(&spec, limit)
         ),
         spec,
@@ -183,6 +198,7 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         parallel,
         follow_clock: l.use_clock,
         inference,
+        search,
     })
 }
 
@@ -287,7 +303,7 @@ pub fn build<B: BitSet>(r: &Resolved, seed: u64, rules: &Rules<B>) -> Result<Pla
         return Ok(p);
     }
     let factory = |e: &EvaluatorSpec| evaluator_on(e, rules, r.inference);
-    let mut p = Player::new(&r.spec, seed, &SearchConfig::default(), &factory)?;
+    let mut p = Player::new(&r.spec, seed, &r.search, &factory)?;
     p.temperature = r.temperature;
     p.exploration = r.exploration;
     p.limit = r.limit;
@@ -381,6 +397,33 @@ mod tests {
         // Another program's spec has no simulations to drop.
         let p = resolve("htp:engine --flag").unwrap().thinking(timed, None, 2);
         assert_eq!(p.label, format!("htp:engine --flag at {timed}"));
+    }
+
+    #[test]
+    fn a_player_is_built_on_its_search_config() {
+        // A level's `search` settings reach the searches of the player built from it (the
+        // spec's simulations on top); a plain spec gets the default config.
+        let rules = tafl_engine::Rules::<u128>::new(&tafl_engine::Ruleset::builtin("brandubh")).unwrap();
+        let mut r = resolve("mcts:heuristic:30").unwrap();
+        let p = build(&r, 1, &rules).unwrap();
+        assert_eq!(
+            p.search_config(),
+            Some(&SearchConfig {
+                simulations: 30,
+                ..SearchConfig::default()
+            })
+        );
+        r.search = SearchConfig {
+            batch_size: 5,
+            fpu_reduction: 0.5,
+            ..SearchConfig::default()
+        };
+        let p = build(&r, 1, &rules).unwrap();
+        let used = p.search_config().unwrap();
+        assert_eq!(
+            (used.batch_size, used.fpu_reduction, used.simulations),
+            (5, 0.5, 30)
+        );
     }
 
     #[test]

@@ -324,6 +324,14 @@ impl<B: BitSet> Player<B> {
         &self.spec
     }
 
+    /// The config of a search player's searches (`None` for a player that does not search).
+    pub fn search_config(&self) -> Option<&SearchConfig> {
+        match &self.kind {
+            Kind::Mcts { config, .. } => Some(config),
+            _ => None,
+        }
+    }
+
     /// A move for the side to move in `game`, with the search's result when it searched.
     /// `None` when the game is over.
     pub fn choose(&mut self, rules: &Rules<B>, game: &Game<B>) -> Option<(Move, Option<SearchResult>)> {
@@ -482,9 +490,53 @@ pub struct Level {
     /// network: the host that loads one checks the name.
     #[serde(default)]
     pub inference: Option<String>,
+    /// Search settings of the level that differ from [`SearchConfig::default`]: any field of
+    /// it but `simulations` (the level's own), as in `search = { batch_size = 32 }`. Checked
+    /// when the file is read; see [`Level::search_config`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<toml::Table>,
 }
 
 impl Level {
+    /// The search config the level's player starts from: [`SearchConfig::default`] with the
+    /// level's `search` settings. An unknown field, a wrong type or a value out of range is
+    /// an error naming the field; so is `simulations`, which belongs to the level itself.
+    pub fn search_config(&self) -> Result<SearchConfig, String> {
+        let Some(table) = &self.search else {
+            return Ok(SearchConfig::default());
+        };
+        if table.contains_key("simulations") {
+            return Err(format!(
+                "level {}: search: `simulations` is set by the level's own `simulations` (or `movetime`), not in `search`",
+                self.level
+            ));
+        }
+        // One field at a time first, so that a wrong type or an unknown name is reported
+        // with the field it is in (serde's message for a table does not say).
+        for (key, value) in table {
+            let one = toml::Table::from_iter([(key.clone(), value.clone())]);
+            SearchConfig::deserialize(toml::Value::Table(one))
+                .map_err(|e| format!("level {}: search field `{key}`: {}", self.level, e.message()))?;
+        }
+        let config = SearchConfig::deserialize(toml::Value::Table(table.clone()))
+            .map_err(|e| format!("level {}: search: {}", self.level, e.message()))?;
+        config
+            .validate()
+            .map_err(|e| format!("level {}: {e}", self.level))?;
+        Ok(config)
+    }
+
+    /// The level's `search` settings as reports name them (`batch_size=32, c_puct=2`); empty
+    /// when it has none.
+    pub fn search_text(&self) -> String {
+        self.search
+            .iter()
+            .flatten()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// How long the level thinks: its `movetime`, else its simulations.
     pub fn limit(&self) -> ThinkingLimit {
         match self.movetime {
@@ -556,6 +608,8 @@ impl Levels {
             }
             l.spec().map_err(|e| format!("levels file `{file}`: {e}"))?;
             l.fallback_spec()
+                .map_err(|e| format!("levels file `{file}`: {e}"))?;
+            l.search_config()
                 .map_err(|e| format!("levels file `{file}`: {e}"))?;
             if !(l.temperature.is_finite() && l.temperature >= 0.0) {
                 return Err(format!(

@@ -389,18 +389,7 @@ fn checkpoint_points(dir: &Path, req: &SweepRequest) -> Result<(Ruleset, u32, Ve
                 training_step: Some(manifest.training_step),
                 elo: elos.get(&it).copied(),
                 model: Some(path.to_string()),
-                player: Resolved {
-                    label: spec.to_string(),
-                    spec,
-                    temperature: 0.0,
-                    exploration: 0.0,
-                    fallback: None,
-                    limit: tafl_engine::ThinkingLimit::Simulations,
-                    threads: 1,
-                    parallel: tafl_engine::Parallelism::Root,
-                    follow_clock: false,
-                    inference: None,
-                },
+                player: Resolved::plain(spec),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -610,18 +599,7 @@ mod tests {
                 elo,
                 source: EloSource::Arena,
             }),
-            player: Resolved {
-                spec: PlayerSpec::Random,
-                temperature: 0.0,
-                exploration: 0.0,
-                label: "random".into(),
-                fallback: None,
-                limit: tafl_engine::ThinkingLimit::Simulations,
-                threads: 1,
-                parallel: tafl_engine::Parallelism::Root,
-                follow_clock: false,
-                inference: None,
-            },
+            player: Resolved::plain(PlayerSpec::Random),
             model: None,
         }
     }
