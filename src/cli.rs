@@ -74,6 +74,10 @@ enum Command {
     /// when the share of games the attackers win from it lies within --keep. The same seed
     /// makes the same file.
     Openings(OpeningsArgs),
+    /// Fit a linear evaluation (the hand-written terms and the pieces' squares) to a network's
+    /// values on positions of fast games; `mcts:linear=FILE` plays with the weights file it
+    /// writes: a learned evaluation at the hand-written one's speed.
+    Tune(crate::tune_cmd::TuneArgs),
     /// The win-rate study of rulesets: random and skilled play, 95% intervals, before/after of
     /// rule changes. Prints the table and writes balance.md, .csv, .json and .png to --out.
     ///
@@ -789,6 +793,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Analyze(args) => args.run(),
         Command::Arena(args) => args.run(),
         Command::Openings(args) => args.run(),
+        Command::Tune(args) => args.run(),
         Command::Balance(args) => args.run(),
         Command::Rebalance(args) => args.run(),
         Command::Engine(args) => args.run(),

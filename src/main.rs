@@ -17,6 +17,7 @@ mod replay_cmd;
 mod serve;
 mod server_bot;
 mod thinking;
+mod tune_cmd;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -14,6 +14,8 @@
 //!   checkpoint folder, or the one shipped for the rules in play.
 //! - [`openings`]: opening suites built by play, the start positions that let a match
 //!   between skilled players measure strength under defender-favoured rules.
+//! - [`tune`]: a linear evaluation fitted to a network's values (`tafl tune`), a learned
+//!   evaluation at the hand-written one's speed.
 //! - [`limits`] and [`work`]: the bounds on what a caller may ask for, the worker pool and the
 //!   progress bars that long work shares.
 //!
@@ -72,4 +74,5 @@ pub mod limits;
 pub mod openings;
 pub mod otep;
 pub mod players;
+pub mod tune;
 pub mod work;

@@ -66,12 +66,20 @@ impl Resolved {
     /// however the rules are spelled), else itself. Every player resolution goes through here
     /// (play, hints, analysis, the engine protocols), so they all play the same player.
     pub fn for_rules(&self, ruleset: &tafl_engine::Ruleset) -> Resolved {
-        let shipped = matches!(
-            &self.spec,
-            PlayerSpec::Mcts { evaluator, .. } if evaluator.model_path() == Some(tafl_trainer::shipped::SHIPPED_PATH)
-        );
+        let missing = match &self.spec {
+            PlayerSpec::Mcts { evaluator, .. }
+                if evaluator.model_path() == Some(tafl_trainer::shipped::SHIPPED_PATH) =>
+            {
+                tafl_trainer::shipped::for_rules(ruleset).is_err()
+            }
+            PlayerSpec::Mcts {
+                evaluator: EvaluatorSpec::Linear(p),
+                ..
+            } if p == tafl_trainer::shipped::SHIPPED_PATH => shipped_linear(ruleset).is_err(),
+            _ => false,
+        };
         match &self.fallback {
-            Some(f) if shipped && tafl_trainer::shipped::for_rules(ruleset).is_err() => Resolved {
+            Some(f) if missing => Resolved {
                 spec: f.clone(),
                 temperature: self.temperature,
                 exploration: self.exploration,
@@ -253,6 +261,15 @@ fn net(
 /// programs are started only when a game needs them.
 pub fn check(r: &Resolved) -> Result<(), String> {
     for spec in std::iter::once(&r.spec).chain(&r.fallback) {
+        if let PlayerSpec::Mcts {
+            evaluator: EvaluatorSpec::Linear(path),
+            ..
+        } = spec
+        {
+            if path != tafl_trainer::shipped::SHIPPED_PATH {
+                tafl_engine::LinearWeights::load(std::path::Path::new(path))?;
+            }
+        }
         if let Some(path) = match spec {
             PlayerSpec::Mcts { evaluator, .. } => evaluator.model_path(),
             _ => None,
@@ -269,6 +286,42 @@ pub fn check(r: &Resolved) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The linear evaluations of `checkpoints/linear/` (built into the program), by ruleset id:
+/// `mcts:linear=shipped` plays the one of the rules in use.
+const SHIPPED_LINEAR: [(&str, &str); 4] = [
+    ("brandubh", include_str!("../../checkpoints/linear/brandubh.toml")),
+    ("tablut", include_str!("../../checkpoints/linear/tablut.toml")),
+    (
+        "hnefatafl",
+        include_str!("../../checkpoints/linear/hnefatafl.toml"),
+    ),
+    (
+        "copenhagen",
+        include_str!("../../checkpoints/linear/copenhagen.toml"),
+    ),
+];
+
+/// The shipped linear weights for `ruleset`: those of the built-in ruleset it plays the same
+/// game as (what a repetition does aside, as for the shipped networks), or why there are none.
+pub fn shipped_linear(ruleset: &tafl_engine::Ruleset) -> Result<tafl_engine::LinearWeights, String> {
+    let key = tafl_trainer::models::game_key(ruleset);
+    let (id, text) = SHIPPED_LINEAR
+        .iter()
+        .find(|(r, _)| tafl_trainer::models::game_key(&tafl_engine::Ruleset::builtin(r)) == key)
+        .ok_or_else(|| {
+            format!(
+                "no shipped linear evaluation for `{}` (shipped: {})",
+                ruleset.id(),
+                SHIPPED_LINEAR.map(|(r, _)| r).join(", ")
+            )
+        })?;
+    let mut w = tafl_engine::LinearWeights::parse(text)
+        .map_err(|e| format!("the shipped linear weights of `{id}`: {e}"))?;
+    // Fitted under the built-in rules of the same game: valid for these.
+    w.ruleset = ruleset.id().to_string();
+    Ok(w)
 }
 
 /// The evaluator of a spec for the rules in use: classic ones, or a model checked against the rules.
@@ -288,6 +341,13 @@ pub fn evaluator_on<B: BitSet>(
             fast: Arc::new(Heuristic),
             slow: net(path, &rules.ruleset, inference)? as Arc<dyn Evaluator<B>>,
         })),
+        EvaluatorSpec::Linear(path) if path == tafl_trainer::shipped::SHIPPED_PATH => Ok(Arc::new(
+            tafl_engine::Linear::new(shipped_linear(&rules.ruleset)?, rules)?,
+        )),
+        EvaluatorSpec::Linear(path) => Ok(Arc::new(tafl_engine::Linear::load(
+            std::path::Path::new(path),
+            rules,
+        )?)),
         other => classic_evaluator(other),
     }
 }

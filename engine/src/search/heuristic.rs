@@ -47,6 +47,46 @@ pub struct Features {
     pub king_capture_threat: bool,
 }
 
+/// How many terms the value weighs ([`Heuristic::value_terms`]).
+pub const VALUE_TERM_COUNT: usize = 15;
+
+/// The names of the value's terms, in order, as a [`Linear`](super::Linear) weights file writes them.
+pub const VALUE_TERMS: [&str; VALUE_TERM_COUNT] = [
+    "material",
+    "king_mobility",
+    "escape_route",
+    "escapes_in_two",
+    "open_escapes",
+    "king_region",
+    "blockade",
+    "king_danger",
+    "walled_in",
+    "defenders_to_move_escape_in_one",
+    "attackers_to_move_two_escapes_open",
+    "attackers_to_move_one_escape_open",
+    "king_capture_threat_attackers_to_move",
+    "king_capture_threat_defenders_to_move",
+    "constant",
+];
+
+/// The hand-written weights of the value's terms: the defenders' value is
+/// `tanh(HAND_WEIGHTS . terms)`. The route term counts 1 for an escape one king move away,
+/// 0.55 for two, 0.3 for three, 0.15 for four; being to move with an escape open is nearly
+/// a win, an attacker able to take the king nearly a loss.
+pub const HAND_WEIGHTS: [f32; VALUE_TERM_COUNT] = [
+    0.8, 0.4, 0.9, 0.15, 0.6, 0.3, -0.6, -0.6, -0.8, 4.0, 2.5, 0.6, -4.0, -0.5, -0.9,
+];
+
+/// `weights . terms`, summed in order (so that the hand-written weights give exactly the sum
+/// the evaluation always computed).
+pub fn weigh(weights: &[f32], terms: &[f32]) -> f32 {
+    let mut s = 0.0;
+    for (w, t) in weights.iter().zip(terms) {
+        s += w * t;
+    }
+    s
+}
+
 /// A hand-written evaluation: see [`Features`] for its terms; priors favour king runs toward
 /// escape squares for the defenders, and for the attackers moves that block the king's lines,
 /// close in on it or build corner blockades.
@@ -176,8 +216,11 @@ impl Heuristic {
         }
     }
 
-    /// The value for the defenders in [-1, 1].
-    pub fn defender_score<B: BitSet>(rules: &Rules<B>, pos: &Position<B>) -> f32 {
+    /// The terms the value weighs, named in [`VALUE_TERMS`], for the defenders: the
+    /// [`Features`] as the value reads them, each tactical case its own indicator, and a
+    /// constant last. [`HAND_WEIGHTS`] over them is this evaluation's value; a learned
+    /// [`Linear`](super::Linear) evaluation weighs the same terms (and the squares) its own way.
+    pub fn value_terms<B: BitSet>(rules: &Rules<B>, pos: &Position<B>) -> [f32; VALUE_TERM_COUNT] {
         let f = Heuristic::features(rules, pos);
         let route = match f.escape_distance {
             Some(1) => 1.0,
@@ -186,42 +229,46 @@ impl Heuristic {
             Some(_) => 0.15,
             None => 0.0,
         };
-        let open = f.open_escapes as f32 / f.escapes.max(1) as f32;
-        let mut s = 0.8 * f.material
-            + 0.4 * f.king_mobility
-            + 0.9 * route
-            + 0.15 * f.escapes_in_two.min(4) as f32
-            + 0.6 * open
-            + 0.3 * f.king_region
-            - 0.6 * f.blockade
-            - 0.6 * f.king_danger;
-        if f.open_escapes == 0 {
+        let flag = |b: bool| if b { 1.0 } else { 0.0 };
+        let defenders_move = pos.to_move() == Side::Defenders;
+        [
+            f.material,
+            f.king_mobility,
+            route,
+            f.escapes_in_two.min(4) as f32,
+            f.open_escapes as f32 / f.escapes.max(1) as f32,
+            f.king_region,
+            f.blockade,
+            f.king_danger,
             // Walled in: the king can no longer run; only captures can reopen the board.
-            s -= 0.8;
-        }
-        s += match (pos.to_move(), f.escapes_in_one) {
-            (Side::Defenders, e) if e >= 1 => 4.0,
-            (Side::Attackers, e) if e >= 2 => 2.5,
-            (Side::Attackers, 1) => 0.6,
-            _ => 0.0,
-        };
-        if f.king_capture_threat {
-            s -= if pos.to_move() == Side::Attackers {
-                4.0
-            } else {
-                0.5
-            };
-        }
-        (s - 0.9).tanh()
+            flag(f.open_escapes == 0),
+            flag(defenders_move && f.escapes_in_one >= 1),
+            flag(!defenders_move && f.escapes_in_one >= 2),
+            flag(!defenders_move && f.escapes_in_one == 1),
+            flag(f.king_capture_threat && !defenders_move),
+            flag(f.king_capture_threat && defenders_move),
+            1.0,
+        ]
     }
 
-    fn priors<B: BitSet>(rules: &Rules<B>, pos: &Position<B>, moves: &[Move]) -> Vec<f32> {
+    /// The value for the defenders in [-1, 1].
+    pub fn defender_score<B: BitSet>(rules: &Rules<B>, pos: &Position<B>) -> f32 {
+        weigh(&HAND_WEIGHTS, &Heuristic::value_terms(rules, pos)).tanh()
+    }
+
+    pub(crate) fn priors<B: BitSet>(rules: &Rules<B>, pos: &Position<B>, moves: &[Move]) -> Vec<f32> {
+        super::mcts::softmax(&Heuristic::prior_logits(rules, pos, moves))
+    }
+
+    /// The priors' logits, one per move: king runs toward escape squares for the defenders;
+    /// for the attackers, blocking the king's lines, closing in on it, sealing corners.
+    pub fn prior_logits<B: BitSet>(rules: &Rules<B>, pos: &Position<B>, moves: &[Move]) -> Vec<f32> {
         let king = pos.king_set();
         let near_king = rules.neighbours(king);
         let empty_no_king = (rules.board & !pos.occupied()) | king;
         // Squares the king reaches now, and those from which it would reach an escape square.
         let reach1 = king_reach(rules, king, empty_no_king);
-        let logits: Vec<f32> = match pos.to_move() {
+        match pos.to_move() {
             Side::Defenders => moves
                 .iter()
                 .map(|m| {
@@ -274,11 +321,7 @@ impl Heuristic {
                     })
                     .collect()
             }
-        };
-        let m = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let e: Vec<f32> = logits.iter().map(|l| (l - m).exp()).collect();
-        let s: f32 = e.iter().sum();
-        e.iter().map(|x| x / s).collect()
+        }
     }
 }
 

@@ -33,6 +33,9 @@ pub enum EvaluatorSpec {
     /// search visits often: a [`Layered`](super::Layered) evaluator, built by the caller's
     /// factory.
     Hybrid(String),
+    /// A [`Linear`](super::Linear) evaluation read from a weights file (`tafl tune`), built
+    /// for the rules in use by the caller's factory.
+    Linear(String),
 }
 
 impl EvaluatorSpec {
@@ -45,7 +48,7 @@ impl EvaluatorSpec {
     }
 }
 
-/// A player as text: `random`, `greedy` (also read under its older name `heuristic`), `mcts:<uniform|rollout|heuristic|model=PATH|hybrid=PATH>[:SIMS]`,
+/// A player as text: `random`, `greedy` (also read under its older name `heuristic`), `mcts:<uniform|rollout|heuristic|model=PATH|hybrid=PATH|linear=FILE>[:SIMS]`,
 /// or another program: `htp:COMMAND`, `otep:COMMAND`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
@@ -73,7 +76,7 @@ pub enum PlayerSpec {
 impl PlayerSpec {
     /// Parses a spec; the error lists the accepted forms.
     pub fn parse(text: &str) -> Result<PlayerSpec, String> {
-        let forms = "accepted: random, greedy, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], mcts:hybrid=PATH[:SIMS], htp:COMMAND, otep:COMMAND";
+        let forms = "accepted: random, greedy, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], mcts:hybrid=PATH[:SIMS], mcts:linear=FILE[:SIMS], htp:COMMAND, otep:COMMAND";
         let t = text.trim();
         if let Some((protocol, command)) = EngineProtocol::split_spec(t) {
             let command = command.trim();
@@ -114,9 +117,14 @@ impl PlayerSpec {
             "uniform" => EvaluatorSpec::Uniform,
             "rollout" => EvaluatorSpec::Rollout,
             "heuristic" => EvaluatorSpec::Heuristic,
-            e => match (e.strip_prefix("model="), e.strip_prefix("hybrid=")) {
-                (Some(path), _) if !path.is_empty() => EvaluatorSpec::Model(path.to_string()),
-                (_, Some(path)) if !path.is_empty() => EvaluatorSpec::Hybrid(path.to_string()),
+            e => match (
+                e.strip_prefix("model="),
+                e.strip_prefix("hybrid="),
+                e.strip_prefix("linear="),
+            ) {
+                (Some(path), _, _) if !path.is_empty() => EvaluatorSpec::Model(path.to_string()),
+                (_, Some(path), _) if !path.is_empty() => EvaluatorSpec::Hybrid(path.to_string()),
+                (_, _, Some(path)) if !path.is_empty() => EvaluatorSpec::Linear(path.to_string()),
                 _ => return Err(format!("player `{t}`: unknown evaluator `{e}`; {forms}")),
             },
         };
@@ -150,6 +158,7 @@ impl std::fmt::Display for EvaluatorSpec {
             EvaluatorSpec::Heuristic => f.write_str("heuristic"),
             EvaluatorSpec::Model(p) => write!(f, "model={p}"),
             EvaluatorSpec::Hybrid(p) => write!(f, "hybrid={p}"),
+            EvaluatorSpec::Linear(p) => write!(f, "linear={p}"),
         }
     }
 }
@@ -166,6 +175,9 @@ pub fn classic_evaluator<B: BitSet>(spec: &EvaluatorSpec) -> Result<Arc<dyn Eval
         EvaluatorSpec::Model(p) | EvaluatorSpec::Hybrid(p) => {
             Err(format!("model `{p}`: this build has no network support"))
         }
+        EvaluatorSpec::Linear(p) => Err(format!(
+            "linear weights `{p}`: built for the rules in use by the program's player factory, not here"
+        )),
     }
 }
 
