@@ -18,6 +18,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use std::path::PathBuf;
+use tafl_engine::softmax;
 use tafl_engine::{
     game_seed, square_classes, BitSet, EvalInput, EvaluatorSpec, Game, LinearWeights, Move, MoveTerms,
     OpeningSuite, Position, PriorWeights, Rules, Side,
@@ -304,16 +305,23 @@ fn same_sign(samples: &[&Sample], w: &[f32]) -> f64 {
     agree as f64 / samples.len().max(1) as f64
 }
 
-/// Least squares through the `tanh`: Adam over shuffled mini-batches from `start`, the
-/// learning rate falling linearly to a tenth over the epochs.
-fn fit(samples: &[&Sample], start: &[f32], epochs: u32, seed: u64) -> Vec<f32> {
-    let n = start.len();
+/// Adam from `start` over `count` samples in shuffled mini-batches for `epochs` passes, the
+/// learning rate falling linearly to a tenth; `gradient(batch, w, grad)` adds the batch's mean
+/// gradient at `w` to `grad` (zeroed before each batch).
+fn descend(
+    count: usize,
+    start: &[f32],
+    epochs: u32,
+    seed: u64,
+    label: &str,
+    gradient: impl Fn(&[usize], &[f32], &mut [f32]),
+) -> Vec<f32> {
     let mut w = start.to_vec();
-    let mut adam = Adam::new(n);
-    let mut order: Vec<usize> = (0..samples.len()).collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7E5E_1A3D);
-    let bar = crate::work::progress_bar(epochs as u64, "fit");
-    let mut grad = vec![0.0f32; n];
+    let mut adam = Adam::new(w.len());
+    let mut grad = vec![0.0f32; w.len()];
+    let mut order: Vec<usize> = (0..count).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let bar = crate::work::progress_bar(epochs as u64, label);
     for epoch in 0..epochs {
         // Fisher-Yates from the seeded stream.
         for i in (1..order.len()).rev() {
@@ -322,15 +330,7 @@ fn fit(samples: &[&Sample], start: &[f32], epochs: u32, seed: u64) -> Vec<f32> {
         let lr = LR * (1.0 - 0.9 * epoch as f32 / epochs.max(1) as f32);
         for batch in order.chunks(BATCH) {
             grad.iter_mut().for_each(|g| *g = 0.0);
-            for &i in batch {
-                let s = samples[i];
-                let y = value(&w, &s.features);
-                // d/dw (y - target)^2 = 2 (y - target) (1 - y^2) x
-                let d = 2.0 * (y - s.target) * (1.0 - y * y) / batch.len() as f32;
-                for (g, x) in grad.iter_mut().zip(&s.features) {
-                    *g += d * x;
-                }
-            }
+            gradient(batch, &w, &mut grad);
             adam.step(&mut w, &grad, lr);
         }
         bar.inc(1);
@@ -339,13 +339,32 @@ fn fit(samples: &[&Sample], start: &[f32], epochs: u32, seed: u64) -> Vec<f32> {
     w
 }
 
-/// Softmax of the logits of `w` over one position's moves.
+/// Least squares through the `tanh`, from `start`.
+fn fit(samples: &[&Sample], start: &[f32], epochs: u32, seed: u64) -> Vec<f32> {
+    descend(
+        samples.len(),
+        start,
+        epochs,
+        seed ^ 0x7E5E_1A3D,
+        "fit value",
+        |batch, w, grad| {
+            for &i in batch {
+                let s = samples[i];
+                let y = value(w, &s.features);
+                // d/dw (y - target)^2 = 2 (y - target) (1 - y^2) x
+                let d = 2.0 * (y - s.target) * (1.0 - y * y) / batch.len() as f32;
+                for (g, x) in grad.iter_mut().zip(&s.features) {
+                    *g += d * x;
+                }
+            }
+        },
+    )
+}
+
+/// The priors of `w` over one position's moves.
 fn prior_probs(w: &PriorWeights, moves: &[MoveTerms]) -> Vec<f32> {
     let logits: Vec<f32> = moves.iter().map(|t| w.logit(t)).collect();
-    let m = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let e: Vec<f32> = logits.iter().map(|l| (l - m).exp()).collect();
-    let sum: f32 = e.iter().sum();
-    e.into_iter().map(|x| x / sum).collect()
+    softmax(&logits)
 }
 
 /// Mean cross-entropy against the teacher's priors, and the share of positions whose
@@ -374,46 +393,37 @@ fn prior_scores(set: &[(Vec<MoveTerms>, Vec<f32>)], w: &PriorWeights) -> (f64, f
     (ce / n, top as f64 / n)
 }
 
-/// Cross-entropy of the priors against the teacher's, by Adam over shuffled mini-batches from
-/// `start`, the learning rate falling to a tenth over the epochs.
+/// Cross-entropy of the priors against the teacher's, from `start`.
 fn fit_priors(
     set: &[(Vec<MoveTerms>, Vec<f32>)],
     start: &PriorWeights,
     epochs: u32,
     seed: u64,
 ) -> PriorWeights {
-    let mut out = start.clone();
-    let mut w = start.to_vec();
-    let mut order: Vec<usize> = (0..set.len()).collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x9813_5EED);
-    let mut adam = Adam::new(w.len());
-    let mut grad = vec![0.0f32; w.len()];
-    let bar = crate::work::progress_bar(epochs as u64, "fit priors");
-    for epoch in 0..epochs {
-        for i in (1..order.len()).rev() {
-            order.swap(i, rng.random_range(0..=i));
-        }
-        let lr = LR * (1.0 - 0.9 * epoch as f32 / epochs.max(1) as f32);
-        for batch in order.chunks(BATCH) {
-            grad.iter_mut().for_each(|g| *g = 0.0);
-            out.set_from(&w);
+    let fitted = descend(
+        set.len(),
+        &start.to_vec(),
+        epochs,
+        seed ^ 0x9813_5EED,
+        "fit priors",
+        |batch, w, grad| {
+            let mut at = start.clone();
+            at.set_from(w);
             for &i in batch {
                 let (moves, target) = &set[i];
-                let p = prior_probs(&out, moves);
+                let p = prior_probs(&at, moves);
                 for ((t, q), y) in moves.iter().zip(&p).zip(target) {
                     // d(cross-entropy)/d(logit) = q - y
                     let d = (q - y) / batch.len() as f32;
-                    for (j, x) in out.active(t) {
+                    for (j, x) in at.active(t) {
                         grad[j] += d * x;
                     }
                 }
             }
-            adam.step(&mut w, &grad, lr);
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    out.set_from(&w);
+        },
+    );
+    let mut out = start.clone();
+    out.set_from(&fitted);
     out
 }
 

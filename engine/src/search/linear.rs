@@ -441,7 +441,10 @@ impl LinearWeights {
             .value_vec()
             .into_iter()
             .chain(w.priors.iter().flat_map(|p| p.to_vec()));
-        if let Some((i, x)) = all.enumerate().find(|(_, x)| !x.is_finite() || x.abs() > MAX_WEIGHT) {
+        if let Some((i, x)) = all
+            .enumerate()
+            .find(|(_, x)| !x.is_finite() || x.abs() > MAX_WEIGHT)
+        {
             return Err(format!(
                 "weight {i} is {x}, not a finite number within +-{MAX_WEIGHT}"
             ));

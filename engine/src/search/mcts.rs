@@ -1288,7 +1288,7 @@ fn might_end_game<B: BitSet>(rules: &Rules<B>, pos: &crate::Position<B>, mv: Mov
 }
 
 /// Probabilities from logits (the largest subtracted first, so that none overflows).
-pub(crate) fn softmax(x: &[f32]) -> Vec<f32> {
+pub fn softmax(x: &[f32]) -> Vec<f32> {
     let m = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let e: Vec<f32> = x.iter().map(|v| (v - m).exp()).collect();
     let s: f32 = e.iter().sum();
