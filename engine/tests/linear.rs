@@ -203,3 +203,24 @@ fn a_linear_spec_parses_and_prints() {
     );
     assert!(PlayerSpec::parse("mcts:linear=").is_err());
 }
+
+#[test]
+fn a_moves_active_terms_are_its_logit() {
+    // The fit's gradient reads `active`; the search reads `logit`: they must be one sum.
+    let r = rules("brandubh");
+    let (classes, firsts) = square_classes(7);
+    let mut w = PriorWeights::hand_written(firsts.len());
+    let v: Vec<f32> = (0..w.to_vec().len()).map(|i| (i as f32 * 0.37).sin()).collect();
+    w.set_from(&v);
+    assert_eq!(w.to_vec(), v);
+    for (p, moves) in positions(&r, 2) {
+        for t in MoveTerms::of(&r, &p, &moves, &classes) {
+            let sum: f32 = w.active(&t).iter().map(|&(j, x)| v[j] * x).sum();
+            assert!(
+                (sum - w.logit(&t)).abs() < 1e-4,
+                "{t:?}: {sum} against {}",
+                w.logit(&t)
+            );
+        }
+    }
+}
