@@ -4,7 +4,7 @@
 use crate::common::RulesArg;
 use rayon::prelude::*;
 use std::path::Path;
-use tafl_engine::{with_board, BitSet, Game, Rules};
+use tafl_engine::{with_board, BitSet, EvaluatorSpec, Game, Rules};
 use tafl_lab::players::{build, resolve};
 use tafl_trainer::records::{
     games_of, read_records, score_evaluator, stage, total, Agreement, RecordedGame, Split, StageAgreement,
@@ -69,6 +69,10 @@ struct EvalArgs {
     /// A network to score (checkpoint or run folder, or `shipped`); repeat for several.
     #[arg(long)]
     model: Vec<String>,
+    /// A linear evaluation to score (a weights file of `tafl tune`, or `shipped`); repeat for
+    /// several.
+    #[arg(long)]
+    linear: Vec<String>,
     /// A player whose chosen move is scored (`mcts:heuristic:100`, `level:4`, ...); its
     /// value is the search's root value. Repeat for several.
     #[arg(long)]
@@ -141,16 +145,25 @@ fn eval<B: BitSet>(rules: &Rules<B>, a: &EvalArgs) -> Result<(), String> {
         format!("{:?}", a.split).to_lowercase(),
     );
     let mut rows: Vec<(String, StageAgreement)> = Vec::new();
-    let baseline = tafl_engine::EvaluatorSpec::Heuristic;
+    let baseline = EvaluatorSpec::Heuristic;
     let mut evaluators = vec![(
         "heuristic (hand-written)".to_string(),
         tafl_lab::players::evaluator(&baseline, rules)?,
     )];
-    for m in &a.model {
-        let spec = tafl_engine::EvaluatorSpec::Model(m.clone());
+    // The networks' and the linear evaluations' priors, each named as its option gave it.
+    let scored = (a
+        .model
+        .iter()
+        .map(|m| ("model", m, EvaluatorSpec::Model(m.clone()))))
+    .chain(
+        a.linear
+            .iter()
+            .map(|l| ("linear", l, EvaluatorSpec::Linear(l.clone()))),
+    );
+    for (option, path, spec) in scored {
         evaluators.push((
-            format!("model {m}"),
-            tafl_lab::players::evaluator(&spec, rules).map_err(|e| format!("--model {m}: {e}"))?,
+            format!("{option} {path}"),
+            tafl_lab::players::evaluator(&spec, rules).map_err(|e| format!("--{option} {path}: {e}"))?,
         ));
     }
     for (name, e) in &evaluators {

@@ -48,6 +48,8 @@ fn eval_scores_the_prior_and_a_search_against_the_moves_played() {
         "20",
         "--player",
         "mcts:heuristic:100",
+        "--linear",
+        "shipped",
     ]);
     assert!(ok, "{err}");
     assert!(
@@ -56,6 +58,10 @@ fn eval_scores_the_prior_and_a_search_against_the_moves_played() {
     );
     let (top1, top3, loss) = row(&out, "prior: heuristic (hand-written)", "all");
     assert!(top1 <= top3 && top3 <= 1.0 && loss > 0.0, "{out}");
+    // The shipped linear evaluation is scored beside it: other priors, another value.
+    let (l1, l3, l_loss) = row(&out, "prior: linear shipped", "all");
+    assert!(l1 <= l3 && l3 <= 1.0 && l_loss > 0.0, "{out}");
+    assert!((l1, l3, l_loss) != (top1, top3, loss), "{out}");
     let (s1, s3, _) = row(&out, "search: mcts:heuristic:100", "all");
     assert!(
         s1 > 0.0 && s1 <= s3,
@@ -148,6 +154,16 @@ fn bad_records_are_refused_naming_the_game_and_move() {
     let (ok, _, err) = tafl_text(&["records", "eval", otg.to_str().unwrap()]);
     assert!(!ok);
     assert!(err.contains("game.otg") && err.contains("other rules"), "{err}");
+    // So is a linear evaluation that is missing or fitted to other rules, naming the option.
+    let brandubh = dir.join("brandubh.toml");
+    std::fs::copy("checkpoints/linear/brandubh.toml", &brandubh).unwrap();
+    for (linear, why) in [
+        ("/nonexistent/w.toml", "/nonexistent/w.toml"),
+        (brandubh.to_str().unwrap(), "brandubh"),
+    ] {
+        let (ok, _, err) = tafl_text(&["records", "eval", &corpus(), "--games", "1", "--linear", linear]);
+        assert!(!ok && err.contains("--linear") && err.contains(why), "{err}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
