@@ -90,6 +90,43 @@ fn a_network_level_falls_back_to_its_classic_player_under_rules_with_no_model() 
 }
 
 #[test]
+fn the_timed_top_level_searches_with_the_shipped_linear_evaluation_or_falls_back() {
+    // Level 6 thinks by time with `mcts:linear=shipped`; a command line's --movetime replaces
+    // its second, so that this test stays quick. Under rules with no linear weights shipped it
+    // is the hand-written search.
+    let play = |rules: &str| {
+        let (ok, out, err) = tafl(
+            &[
+                "arena",
+                "level:6",
+                "random",
+                "--rules",
+                rules,
+                "--games",
+                "2",
+                "--movetime",
+                "0.02",
+                "--ply-limit",
+                "30",
+            ],
+            "",
+        );
+        assert!(ok, "{rules}: {err}");
+        out
+    };
+    let out = play("copenhagen");
+    assert!(
+        out.contains("level 6 (mcts:linear=shipped") && !out.contains("no shipped model"),
+        "{out}"
+    );
+    let out = play("fetlar");
+    assert!(
+        out.contains("no shipped model for `fetlar`: mcts:heuristic"),
+        "{out}"
+    );
+}
+
+#[test]
 fn a_network_level_plays_and_gives_hints() {
     // The AI (level 4: the brandubh network, 200 simulations) opens as the attackers; the
     // human asks the network for a hint, plays it, and quits.
