@@ -151,16 +151,15 @@ fn eval<B: BitSet>(rules: &Rules<B>, a: &EvalArgs) -> Result<(), String> {
         tafl_lab::players::evaluator(&baseline, rules)?,
     )];
     // The networks' and the linear evaluations' priors, each named as its option gave it.
-    let scored = (a
+    let networks = a
         .model
         .iter()
-        .map(|m| ("model", m, EvaluatorSpec::Model(m.clone()))))
-    .chain(
-        a.linear
-            .iter()
-            .map(|l| ("linear", l, EvaluatorSpec::Linear(l.clone()))),
-    );
-    for (option, path, spec) in scored {
+        .map(|m| ("model", m, EvaluatorSpec::Model(m.clone())));
+    let linears = a
+        .linear
+        .iter()
+        .map(|l| ("linear", l, EvaluatorSpec::Linear(l.clone())));
+    for (option, path, spec) in networks.chain(linears) {
         evaluators.push((
             format!("{option} {path}"),
             tafl_lab::players::evaluator(&spec, rules).map_err(|e| format!("--{option} {path}: {e}"))?,
