@@ -27,6 +27,19 @@ const COLOURS: [RGBColor; 6] = [
     RGBColor(120, 90, 60),
 ];
 
+/// The grey of reference lines (and of their legend entries).
+pub const LEVEL_GREY: RGBAColor = RGBAColor(0, 0, 0, 0.45);
+
+/// A horizontal reference line at height `y` from `x0` to `x1`, grey and dashed (40 dashes), so
+/// that it reads as a level to compare against rather than as a data series.
+pub fn dashed_level(x0: f64, x1: f64, y: f64) -> impl Iterator<Item = PathElement<(f64, f64)>> {
+    let dash = (x1 - x0) / 80.0;
+    (0..80).step_by(2).map(move |i| {
+        let a = x0 + dash * i as f64;
+        PathElement::new(vec![(a, y), (a + dash, y)], LEVEL_GREY.stroke_width(2))
+    })
+}
+
 /// Registers the embedded DejaVu Sans as plotters' `sans-serif`, once (plotters has no
 /// system fonts in this build).
 pub fn register_font() -> Result<(), String> {
@@ -144,12 +157,7 @@ fn draw(path: &Path, history: &[IterationSummary], subtitle: &str) -> Result<(),
         .bold_line_style(RGBColor(225, 225, 225))
         .draw()?;
     // Even with the anchor: a dashed line at 0.
-    let grey = BLACK.mix(0.45);
-    let dash = (x1 - x0) / 80.0;
-    chart.draw_series((0..80).step_by(2).map(|i| {
-        let a = x0 + dash * i as f64;
-        PathElement::new(vec![(a, 0.0), (a + dash, 0.0)], grey.stroke_width(2))
-    }))?;
+    chart.draw_series(dashed_level(x0, x1, 0.0))?;
     let n = series.len();
     for (k, (anchor, pts)) in series.iter().enumerate() {
         let colour = COLOURS[k % COLOURS.len()];

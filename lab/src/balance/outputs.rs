@@ -6,7 +6,7 @@ use super::{Plan, Row, Settings};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use tafl_engine::Reason;
+use tafl_engine::{GameTally, Reason};
 
 /// Ending reasons in the order [`tafl_engine::GameTally::by_reason`] counts them.
 pub(super) const REASONS: [Reason; 8] = [
@@ -116,12 +116,10 @@ impl From<&super::Share> for JsonShare {
     }
 }
 
+/// A row's or a sweep point's games as the JSON outputs write them: the counts, the endings
+/// and each share with its 95% interval (flattened into the row or point that holds them).
 #[derive(Serialize)]
-struct JsonRow {
-    variant: String,
-    changed: bool,
-    play: super::Play,
-    seed: u64,
+pub(super) struct JsonTally {
     games: u64,
     defender_wins: u64,
     attacker_wins: u64,
@@ -135,6 +133,41 @@ struct JsonRow {
     attackers_win: JsonShare,
     decisive: JsonShare,
     no_result_share: JsonShare,
+}
+
+impl JsonTally {
+    /// The JSON form of `s`.
+    pub(super) fn of(s: &GameTally) -> Self {
+        let sh = RowShares::of(s);
+        JsonTally {
+            games: s.games,
+            defender_wins: s.defender_wins,
+            attacker_wins: s.attacker_wins,
+            draws: s.draws,
+            no_result: s.no_result,
+            decided_plies: s.decided_plies,
+            total_plies: s.total_plies,
+            avg_length: s.avg_decided_length(),
+            endings: REASONS
+                .iter()
+                .map(|reason| (reason.name().to_string(), s.by_reason[*reason as usize]))
+                .collect(),
+            defenders_win: (&sh.defenders).into(),
+            attackers_win: (&sh.attackers).into(),
+            decisive: (&sh.decisive).into(),
+            no_result_share: (&sh.no_result).into(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct JsonRow {
+    variant: String,
+    changed: bool,
+    play: super::Play,
+    seed: u64,
+    #[serde(flatten)]
+    tally: JsonTally,
 }
 
 #[derive(Serialize)]
@@ -199,31 +232,12 @@ pub fn json(plan: &Plan, rows: &[Row]) -> Result<String, String> {
             .collect(),
         rows: rows
             .iter()
-            .map(|r| {
-                let s = &r.stats;
-                let sh = RowShares::of(s);
-                JsonRow {
-                    variant: plan.variants[r.spec.variant].id.clone(),
-                    changed: r.spec.changed,
-                    play: r.spec.play,
-                    seed: plan.row_seed(&r.spec),
-                    games: s.games,
-                    defender_wins: s.defender_wins,
-                    attacker_wins: s.attacker_wins,
-                    draws: s.draws,
-                    no_result: s.no_result,
-                    decided_plies: s.decided_plies,
-                    total_plies: s.total_plies,
-                    avg_length: s.avg_decided_length(),
-                    endings: REASONS
-                        .iter()
-                        .map(|reason| (reason.name().to_string(), s.by_reason[*reason as usize]))
-                        .collect(),
-                    defenders_win: (&sh.defenders).into(),
-                    attackers_win: (&sh.attackers).into(),
-                    decisive: (&sh.decisive).into(),
-                    no_result_share: (&sh.no_result).into(),
-                }
+            .map(|r| JsonRow {
+                variant: plan.variants[r.spec.variant].id.clone(),
+                changed: r.spec.changed,
+                play: r.spec.play,
+                seed: plan.row_seed(&r.spec),
+                tally: JsonTally::of(&r.stats),
             })
             .collect(),
         comparisons: comparisons(rows)

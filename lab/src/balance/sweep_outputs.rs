@@ -1,11 +1,10 @@
 //! `balance-vs-strength.md`, `.csv`, `.json` and `.png`: one line per finished point of a
 //! strength sweep, each file written to a temporary name and renamed into place.
 
-use super::outputs::{write_atomic, JsonShare, REASONS};
+use super::outputs::{write_atomic, JsonTally};
 use super::sweep::{Source, SweepPlan, SweepSettings};
 use super::table::{markdown_table, pct, share_cell, RowShares};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::Path;
 use tafl_engine::GameTally;
 
@@ -184,18 +183,8 @@ struct JsonPoint {
     player: String,
     temperature: f32,
     seed: u64,
-    games: u64,
-    defender_wins: u64,
-    attacker_wins: u64,
-    draws: u64,
-    no_result: u64,
-    decided_plies: u64,
-    total_plies: u64,
-    avg_length: f64,
-    endings: BTreeMap<String, u64>,
-    defenders_win: JsonShare,
-    attackers_win: JsonShare,
-    no_result_share: JsonShare,
+    #[serde(flatten)]
+    tally: JsonTally,
 }
 
 #[derive(Serialize)]
@@ -228,35 +217,18 @@ pub fn json(plan: &SweepPlan, done: &[GameTally]) -> Result<String, String> {
             .points
             .iter()
             .zip(done)
-            .map(|(p, s)| {
-                let sh = RowShares::of(s);
-                JsonPoint {
-                    point: p.key.clone(),
-                    iteration: p.iteration,
-                    level: p.level,
-                    training_step: p.training_step,
-                    elo: p.elo.map(|e| e.elo),
-                    elo_source: p.elo.map(|e| e.source.name()),
-                    x: p.x(plan.settings.x_axis),
-                    player: p.player.spec.to_string(),
-                    temperature: p.player.temperature,
-                    seed: plan.point_seed(p),
-                    games: s.games,
-                    defender_wins: s.defender_wins,
-                    attacker_wins: s.attacker_wins,
-                    draws: s.draws,
-                    no_result: s.no_result,
-                    decided_plies: s.decided_plies,
-                    total_plies: s.total_plies,
-                    avg_length: s.avg_decided_length(),
-                    endings: REASONS
-                        .iter()
-                        .map(|reason| (reason.name().to_string(), s.by_reason[*reason as usize]))
-                        .collect(),
-                    defenders_win: (&sh.defenders).into(),
-                    attackers_win: (&sh.attackers).into(),
-                    no_result_share: (&sh.no_result).into(),
-                }
+            .map(|(p, s)| JsonPoint {
+                point: p.key.clone(),
+                iteration: p.iteration,
+                level: p.level,
+                training_step: p.training_step,
+                elo: p.elo.map(|e| e.elo),
+                elo_source: p.elo.map(|e| e.source.name()),
+                x: p.x(plan.settings.x_axis),
+                player: p.player.spec.to_string(),
+                temperature: p.player.temperature,
+                seed: plan.point_seed(p),
+                tally: JsonTally::of(s),
             })
             .collect(),
     };

@@ -93,12 +93,7 @@ fn draw(path: &Path, plan: &SweepPlan, done: &[GameTally]) -> Result<(), Box<dyn
         .bold_line_style(RGBColor(225, 225, 225))
         .draw()?;
     // The 50% line, dashed: an even split between the sides.
-    let grey = BLACK.mix(0.45);
-    let dash = (x1 - x0) / 80.0;
-    chart.draw_series((0..80).step_by(2).map(|i| {
-        let a = x0 + dash * i as f64;
-        PathElement::new(vec![(a, 50.0), (a + dash, 50.0)], grey.stroke_width(2))
-    }))?;
+    chart.draw_series(tafl_trainer::curve::dashed_level(x0, x1, 50.0))?;
     if pts.len() >= 2 {
         let band: Vec<(f64, f64)> = pts
             .iter()
@@ -171,7 +166,7 @@ fn draw(path: &Path, plan: &SweepPlan, done: &[GameTally]) -> Result<(), Box<dyn
     for i in 0..3 {
         legend.draw(&PathElement::new(
             vec![(at - 6 + 10 * i, 20), (at + 10 * i, 20)],
-            grey.stroke_width(2),
+            tafl_trainer::curve::LEVEL_GREY.stroke_width(2),
         ))?;
     }
     legend.draw(&text("50%: even", at + 28))?;
