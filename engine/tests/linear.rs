@@ -1,6 +1,6 @@
 //! The linear evaluation: with the hand-written weights it is the hand-written evaluation,
 //! exactly; its file round-trips and a bad one is refused naming what is wrong; its move terms
-//! count captures.
+//! count captures and the hand-written prior's parts.
 
 use tafl_engine::*;
 
@@ -94,6 +94,9 @@ fn a_weights_file_round_trips_and_names_its_classes() {
     let mut w = LinearWeights::hand_written(&r);
     w.attackers[2] = 0.25;
     w.priors[1].captures = 1.5;
+    w.priors[0].parts[2] = 0.5;
+    w.priors[0].near_to[3] = -0.25;
+    w.priors[1].near_from[9] = 0.125;
     w.made_by = "a test".into();
     let text = w.to_toml();
     assert!(text.contains("classes = [\"a1\", \"b1\""), "{text}");
@@ -105,6 +108,24 @@ fn a_weights_file_round_trips_and_names_its_classes() {
         LinearWeights::parse(cut).unwrap().priors,
         LinearWeights::hand_written(&r).priors
     );
+    assert!(text.contains("near_king = 0.5"), "{text}");
+    // A file written before the parts and the king-relative tables (the shipped Brandubh
+    // weights): they read as 0, so its priors are what they were.
+    let shipped =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../checkpoints/linear/brandubh.toml");
+    let text = std::fs::read_to_string(shipped).unwrap();
+    assert!(
+        !text.contains("near_to") && !text.contains("blocks_run"),
+        "{text}"
+    );
+    let old = LinearWeights::parse(&text).unwrap();
+    for p in &old.priors {
+        assert_eq!(
+            (p.parts, p.near_to, p.near_from),
+            ([0.0; MOVE_PART_COUNT], [0.0; NEAR_CLASSES], [0.0; NEAR_CLASSES])
+        );
+        assert!(p.hand != 1.0 && p.to.iter().any(|x| *x != 0.0), "{p:?}");
+    }
     // 15 classes on 9x9: the triangle of a quarter board.
     assert_eq!(square_classes(9).1.len(), 15);
     assert_eq!(square_classes(7).1.len(), 10);
@@ -130,7 +151,15 @@ fn a_bad_weights_file_is_refused_naming_what_is_wrong() {
         ),
         (good.replace("king = [0.0, ", "king = ["), "king has 9 weights"),
         (good.replace("hand = 1.0", "hand = \"one\""), "invalid type"),
-        (format!("{good}\nextra = 1\n"), "unknown field"),
+        (format!("extra = 1\n{good}"), "unknown field"),
+        (
+            good.replace("near_king = 0.0", "near_kink = 0.0"),
+            "`near_kink`, which is not a part",
+        ),
+        (
+            good.replace("near_to = [0.0, ", "near_to = ["),
+            "near_to has 9 weights",
+        ),
         ("not toml at all".into(), "expected"),
     ];
     for (text, why) in cases {
@@ -188,6 +217,65 @@ fn move_terms_count_captures_and_distance() {
 }
 
 #[test]
+fn move_terms_weigh_the_hand_written_parts_one_by_one() {
+    let r = rules("brandubh");
+    // The king on a4 runs north to the corner a7 over a5 and a6; the defender on e6 stands
+    // where an attacker moving beside it could be taken.
+    let diagram = "
+        7 # . . . . . #
+        6 . . A . D . .
+        5 . . . . . . .
+        4 K . . . . . .
+        3 . . . . . . .
+        2 . . . . . . .
+        1 # . . . . . #
+          a b c d e f g
+        ";
+    let (classes, _) = square_classes(7);
+    let terms_of = |side: Side| {
+        let p = Position::from_diagram(&r, diagram, side).unwrap();
+        let moves: Vec<Move> = p.moves(&r).as_slice().to_vec();
+        let terms = MoveTerms::of(&r, &p, &moves, &classes);
+        move |from: &str, to: &str| {
+            let m = Move::new(parse_square(7, from).unwrap(), parse_square(7, to).unwrap());
+            terms[moves.iter().position(|x| *x == m).unwrap()]
+        }
+    };
+    let part = |t: MoveTerms, name: &str| t.parts[MOVE_PARTS.iter().position(|n| *n == name).unwrap()];
+    let at = terms_of(Side::Attackers);
+    // a6 blocks the king's run to a7, and the corner beside it closes a sandwich on it.
+    assert_eq!(part(at("c6", "a6"), "blocks_run"), 1.0);
+    assert_eq!(part(at("c6", "a6"), "exposed"), 1.0);
+    // d6: the defender on e6 beside it, c6 (left empty by the move) opposite.
+    assert_eq!(part(at("c6", "d6"), "exposed"), 1.0);
+    assert_eq!(part(at("c6", "d6"), "blocks_run"), 0.0);
+    assert_eq!(part(at("c6", "b6"), "exposed"), 0.0);
+    // c4: on the king's row, two squares from it.
+    let c4 = at("c6", "c4");
+    assert_eq!(part(c4, "king_reach"), 1.0);
+    assert_eq!(part(c4, "near_king"), 0.0);
+    assert_eq!(NEAR_CLASS_NAMES[c4.near_to as usize], "0x2");
+    assert_eq!(NEAR_CLASS_NAMES[c4.near_from as usize], "2x2");
+    let de = terms_of(Side::Defenders);
+    assert_eq!(part(de("a4", "a7"), "king_escape"), 1.0);
+    assert_eq!(part(de("a4", "a5"), "king_threat"), 1.0);
+    assert_eq!(part(de("a4", "a5"), "king_escape"), 0.0);
+    assert_eq!(part(de("a4", "b4"), "king_threat"), 0.0);
+    assert!(de("a4", "b4").king && !de("e6", "e5").king);
+    // The king's place classes are those of the 8 symmetries: one class per unordered pair
+    // of distances capped at 3.
+    let d4 = parse_square(7, "d4").unwrap() as usize;
+    let class = |sq: &str| NEAR_CLASS_NAMES[near_class(7, d4, parse_square(7, sq).unwrap() as usize)];
+    assert_eq!(class("d5"), "0x1");
+    assert_eq!(class("c4"), "0x1");
+    assert_eq!(class("e5"), "1x1");
+    assert_eq!(class("f3"), "1x2");
+    assert_eq!(class("a7"), "3x3");
+    assert_eq!(class("a6"), "2x3");
+    assert_eq!(NEAR_CLASS_NAMES.len(), NEAR_CLASSES);
+}
+
+#[test]
 fn a_linear_spec_parses_and_prints() {
     let spec = PlayerSpec::parse("mcts:linear=checkpoints/linear/brandubh.toml:400").unwrap();
     assert_eq!(
@@ -223,4 +311,36 @@ fn a_moves_active_terms_are_its_logit() {
             );
         }
     }
+}
+
+#[test]
+fn the_terms_near_the_king_count_once_weighed_and_cost_nothing_until_then() {
+    // With weights from before them (0), the search leaves `exposed` and the places near the
+    // king uncomputed; once a file weighs them, its priors move.
+    let r = rules("copenhagen");
+    let hand = Linear::new(LinearWeights::hand_written(&r), &r).unwrap();
+    let mut w = LinearWeights::hand_written(&r);
+    assert!(!w.priors[0].weighs_near());
+    w.priors[Side::Attackers as usize].near_to[1] = 2.0;
+    assert!(w.priors[0].weighs_near());
+    let near = Linear::new(w, &r).unwrap();
+    let mut moved = 0;
+    for (p, moves) in positions(&r, 2) {
+        let input = EvalInput {
+            position: &p,
+            moves: &moves,
+            occurrences: 1,
+            ply: 0,
+        };
+        let (a, b) = (
+            hand.evaluate(&r, &[input]).remove(0),
+            near.evaluate(&r, &[input]).remove(0),
+        );
+        assert_eq!(a.wdl, b.wdl);
+        if a.priors != b.priors {
+            assert_eq!(p.to_move(), Side::Attackers);
+            moved += 1;
+        }
+    }
+    assert!(moved > 10, "{moved}");
 }

@@ -263,64 +263,117 @@ impl Heuristic {
     /// The priors' logits, one per move: king runs toward escape squares for the defenders;
     /// for the attackers, blocking the king's lines, closing in on it, sealing corners.
     pub fn prior_logits<B: BitSet>(rules: &Rules<B>, pos: &Position<B>, moves: &[Move]) -> Vec<f32> {
-        let king = pos.king_set();
-        let near_king = rules.neighbours(king);
-        let empty_no_king = (rules.board & !pos.occupied()) | king;
-        // Squares the king reaches now, and those from which it would reach an escape square.
-        let reach1 = king_reach(rules, king, empty_no_king);
-        match pos.to_move() {
-            Side::Defenders => moves
-                .iter()
-                .map(|m| {
-                    let to = m.to as usize;
-                    if m.from == pos.king() {
-                        if rules.escape.has(to) {
-                            6.0
-                        } else if (king_reach(rules, B::single(to), empty_no_king) & rules.escape).any() {
-                            1.8
-                        } else {
-                            0.7
-                        }
-                    } else {
-                        0.0
-                    }
-                })
-                .collect(),
+        let sq = PriorSquares::of(rules, pos);
+        let (side, king) = (pos.to_move(), pos.king());
+        moves
+            .iter()
+            .map(|m| {
+                let king_move = m.from == king;
+                sq.parts(rules, king_move, m.to as usize)
+                    .hand_logit(side, king_move)
+            })
+            .collect()
+    }
+}
+
+/// What the hand-written prior looks at in one move, for the side to move: whether the piece
+/// lands on a king's line that ends on an escape square, on a square the king reaches now,
+/// next to the king, or on a corner's sealing ring; whether the king lands on an escape
+/// square, or one move from one with the board as it stands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PriorParts {
+    pub blocks_run: bool,
+    pub king_reach: bool,
+    pub near_king: bool,
+    pub corner_guard: bool,
+    pub king_escape: bool,
+    pub king_threat: bool,
+}
+
+impl PriorParts {
+    /// The hand-written prior's logit: the attackers block the king's runs and close in on
+    /// him and the corners; the defenders run the king toward an escape square (their
+    /// soldiers' moves all 0).
+    pub fn hand_logit(&self, side: Side, king_move: bool) -> f32 {
+        match side {
+            Side::Defenders if !king_move => 0.0,
+            Side::Defenders if self.king_escape => 6.0,
+            Side::Defenders if self.king_threat => 1.8,
+            Side::Defenders => 0.7,
             Side::Attackers => {
-                // The king's lines that end on an escape square: a piece there blocks a run.
-                let mut blocking = B::EMPTY;
-                let pass = empty_no_king & rules.king_pass;
-                for d in 0..4 {
-                    let line = rules.slide(king, pass, d) & rules.king_stop & empty_no_king;
-                    if (line & rules.escape).any() {
-                        blocking |= line;
-                    }
+                let mut l = 0.0;
+                if self.blocks_run {
+                    l += 2.0;
+                } else if self.king_reach {
+                    l += 0.5;
                 }
-                let guards = if rules.ruleset.file.escape == Escape::Corners {
-                    rules.corner_rings.iter().fold(B::EMPTY, |a, &r| a | r)
-                } else {
-                    B::EMPTY
-                };
-                moves
-                    .iter()
-                    .map(|m| {
-                        let to = m.to as usize;
-                        let mut l = 0.0;
-                        if blocking.has(to) {
-                            l += 2.0;
-                        } else if reach1.has(to) {
-                            l += 0.5;
-                        }
-                        if near_king.has(to) {
-                            l += 1.0;
-                        }
-                        if guards.has(to) {
-                            l += 0.6;
-                        }
-                        l
-                    })
-                    .collect()
+                if self.near_king {
+                    l += 1.0;
+                }
+                if self.corner_guard {
+                    l += 0.6;
+                }
+                l
             }
+        }
+    }
+}
+
+/// The squares the hand-written priors look at in one position, found once for all its
+/// moves (the linear priors weigh each on its own, [`super::MoveTerms`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PriorSquares<B: BitSet> {
+    /// The empty squares and the king's own (the king's moves pass from there).
+    pub empty_no_king: B,
+    /// The king's orthogonal neighbours.
+    pub near_king: B,
+    /// Squares the king reaches in one move now.
+    pub reach1: B,
+    /// Squares on a king's line that ends on an escape square: a piece there blocks a run.
+    pub blocking: B,
+    /// Corner escapes only: the squares that seal a corner (its ring); empty otherwise.
+    pub guards: B,
+}
+
+impl<B: BitSet> PriorSquares<B> {
+    /// The squares of `pos`.
+    pub fn of(rules: &Rules<B>, pos: &Position<B>) -> PriorSquares<B> {
+        let king = pos.king_set();
+        let empty_no_king = (rules.board & !pos.occupied()) | king;
+        let mut blocking = B::EMPTY;
+        let pass = empty_no_king & rules.king_pass;
+        for d in 0..4 {
+            let line = rules.slide(king, pass, d) & rules.king_stop & empty_no_king;
+            if (line & rules.escape).any() {
+                blocking |= line;
+            }
+        }
+        let guards = if rules.ruleset.file.escape == Escape::Corners {
+            rules.corner_rings.iter().fold(B::EMPTY, |a, &r| a | r)
+        } else {
+            B::EMPTY
+        };
+        PriorSquares {
+            empty_no_king,
+            near_king: rules.neighbours(king),
+            reach1: king_reach(rules, king, empty_no_king),
+            blocking,
+            guards,
+        }
+    }
+
+    /// The parts of a move to `to` (`king_move`: the king's).
+    pub fn parts(&self, rules: &Rules<B>, king_move: bool, to: usize) -> PriorParts {
+        let escape = rules.escape.has(to);
+        PriorParts {
+            blocks_run: self.blocking.has(to),
+            king_reach: self.reach1.has(to),
+            near_king: self.near_king.has(to),
+            corner_guard: self.guards.has(to),
+            king_escape: king_move && escape,
+            king_threat: king_move
+                && !escape
+                && (king_reach(rules, B::single(to), self.empty_no_king) & rules.escape).any(),
         }
     }
 }

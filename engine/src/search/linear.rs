@@ -39,7 +39,7 @@
 //! ```
 
 use super::evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
-use super::heuristic::{weigh, Heuristic, HAND_WEIGHTS, VALUE_TERMS, VALUE_TERM_COUNT};
+use super::heuristic::{weigh, Heuristic, PriorSquares, HAND_WEIGHTS, VALUE_TERMS, VALUE_TERM_COUNT};
 use super::mcts::softmax;
 use crate::bitset::BitSet;
 use crate::position::{Move, Position};
@@ -103,12 +103,58 @@ pub struct LinearWeights {
     pub priors: [PriorWeights; 2],
 }
 
+/// How many of a move's parts the linear priors weigh one by one ([`MOVE_PARTS`]).
+pub const MOVE_PART_COUNT: usize = 7;
+
+/// The parts of a move that the hand-written prior sums with fixed weights, and one it does not
+/// look at, each weighed on its own by the linear priors; the names a weights file gives them.
+/// For the side to move: the move's piece lands on a king's line that ends on an escape square
+/// (`blocks_run`), on a square the king reaches now (`king_reach`), next to the king
+/// (`near_king`), on a corner's sealing ring (`corner_guard`); the king lands on an escape
+/// square (`king_escape`) or one move from one (`king_threat`); and the enemy pieces or
+/// hostile squares beside the moved soldier with an empty square opposite, where an enemy
+/// could close the sandwich (`exposed`).
+pub const MOVE_PARTS: [&str; MOVE_PART_COUNT] = [
+    "blocks_run",
+    "king_reach",
+    "near_king",
+    "corner_guard",
+    "king_escape",
+    "king_threat",
+    "exposed",
+];
+
+/// How many classes of a square's place relative to the king there are ([`near_class`]).
+pub const NEAR_CLASSES: usize = 10;
+
+/// The names of the classes of [`near_class`], as a weights file's header lists them: the
+/// squares apart on the nearer and the farther axis, `3` meaning three or more.
+pub const NEAR_CLASS_NAMES: [&str; NEAR_CLASSES] = [
+    "0x0", "0x1", "0x2", "0x3", "1x1", "1x2", "1x3", "2x2", "2x3", "3x3",
+];
+
+/// The class of square `sq`'s place relative to the king on `king` (`n x n` board): the
+/// distances along the two axes, each capped at 3, the smaller first (the class is the same
+/// under the board's 8 symmetries), numbered as [`NEAR_CLASS_NAMES`].
+pub fn near_class(n: usize, king: usize, sq: usize) -> usize {
+    near_class_at((king % n, king / n), (sq % n, sq / n))
+}
+
+/// [`near_class`] from the king's and the square's (file, rank).
+fn near_class_at(king: (usize, usize), sq: (usize, usize)) -> usize {
+    let dx = king.0.abs_diff(sq.0).min(3);
+    let dy = king.1.abs_diff(sq.1).min(3);
+    let (lo, hi) = (dx.min(dy), dx.max(dy));
+    // Rows of the triangle lo <= hi <= 3 start at 0, 4, 7, 9.
+    [0, 4, 7, 9][lo] + (hi - lo)
+}
+
 /// The weights of one side's moves: a move's logit is `hand x` the hand-written prior's
 /// logit `+ captures x` the enemy soldiers it takes `+ distance x` the squares it travels over
-/// the board side, plus, by the symmetry classes of its squares, `to[to] + from[from]` for a
-/// soldier or `king_to[to]` for the king.
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+/// the board side `+` each of [`MOVE_PARTS`] times its weight, plus, by the symmetry classes of
+/// its squares, `to[to] + from[from]` and, by their places relative to the king ([`near_class`]),
+/// `near_to[..] + near_from[..]` for a soldier, or `king_to[to]` for the king.
+#[derive(Clone, Debug, PartialEq)]
 pub struct PriorWeights {
     /// The hand-written prior's logit.
     pub hand: f32,
@@ -116,13 +162,23 @@ pub struct PriorWeights {
     pub captures: f32,
     /// Per board side the piece travels.
     pub distance: f32,
+    /// Per part of [`MOVE_PARTS`].
+    pub parts: [f32; MOVE_PART_COUNT],
     /// Per class of a soldier's destination.
     pub to: Vec<f32>,
     /// Per class of a soldier's origin.
     pub from: Vec<f32>,
     /// Per class of the king's destination.
     pub king_to: Vec<f32>,
+    /// Per [`near_class`] of a soldier's destination.
+    pub near_to: [f32; NEAR_CLASSES],
+    /// Per [`near_class`] of a soldier's origin.
+    pub near_from: [f32; NEAR_CLASSES],
 }
+
+/// The scalar weights before the class tables in [`PriorWeights::to_vec`]: hand, captures,
+/// distance and the parts.
+const PRIOR_SCALARS: usize = 3 + MOVE_PART_COUNT;
 
 impl PriorWeights {
     /// The hand-written priors: the hand logit alone.
@@ -131,29 +187,51 @@ impl PriorWeights {
             hand: 1.0,
             captures: 0.0,
             distance: 0.0,
+            parts: [0.0; MOVE_PART_COUNT],
             to: vec![0.0; classes],
             from: vec![0.0; classes],
             king_to: vec![0.0; classes],
+            near_to: [0.0; NEAR_CLASSES],
+            near_from: [0.0; NEAR_CLASSES],
         }
     }
 
-    /// The weights in one vector: hand, captures, distance, to, from, king_to.
+    /// The weights in one vector: hand, captures, distance, the parts, to, from, king_to,
+    /// near_to, near_from.
     pub fn to_vec(&self) -> Vec<f32> {
         let mut v = vec![self.hand, self.captures, self.distance];
+        v.extend(&self.parts);
         v.extend(&self.to);
         v.extend(&self.from);
         v.extend(&self.king_to);
+        v.extend(&self.near_to);
+        v.extend(&self.near_from);
         v
     }
 
     /// Replaces the weights from a vector in the order of [`PriorWeights::to_vec`].
     pub fn set_from(&mut self, w: &[f32]) {
         let c = self.to.len();
-        assert_eq!(w.len(), 3 + 3 * c, "a weight vector of the wrong length");
+        assert_eq!(
+            w.len(),
+            PRIOR_SCALARS + 3 * c + 2 * NEAR_CLASSES,
+            "a weight vector of the wrong length"
+        );
         (self.hand, self.captures, self.distance) = (w[0], w[1], w[2]);
-        self.to.copy_from_slice(&w[3..3 + c]);
-        self.from.copy_from_slice(&w[3 + c..3 + 2 * c]);
-        self.king_to.copy_from_slice(&w[3 + 2 * c..]);
+        self.parts.copy_from_slice(&w[3..PRIOR_SCALARS]);
+        let w = &w[PRIOR_SCALARS..];
+        self.to.copy_from_slice(&w[..c]);
+        self.from.copy_from_slice(&w[c..2 * c]);
+        self.king_to.copy_from_slice(&w[2 * c..3 * c]);
+        self.near_to.copy_from_slice(&w[3 * c..3 * c + NEAR_CLASSES]);
+        self.near_from.copy_from_slice(&w[3 * c + NEAR_CLASSES..]);
+    }
+
+    /// Whether these weights give `exposed` or a place relative to the king any weight (weights
+    /// from before those terms do not, and a search with them need not compute them).
+    pub fn weighs_near(&self) -> bool {
+        self.parts[MOVE_PART_COUNT - 1] != 0.0
+            || self.near_to.iter().chain(&self.near_from).any(|w| *w != 0.0)
     }
 
     /// A move's logit.
@@ -161,20 +239,40 @@ impl PriorWeights {
         let squares = if t.king {
             self.king_to[t.to as usize]
         } else {
-            self.to[t.to as usize] + self.from[t.from as usize]
+            self.to[t.to as usize]
+                + self.from[t.from as usize]
+                + self.near_to[t.near_to as usize]
+                + self.near_from[t.near_from as usize]
         };
-        self.hand * t.hand + self.captures * t.captures + self.distance * t.distance + squares
+        let parts: f32 = self.parts.iter().zip(&t.parts).map(|(w, x)| w * x).sum();
+        self.hand * t.hand + self.captures * t.captures + self.distance * t.distance + parts + squares
     }
 
-    /// Where a move's terms enter [`PriorWeights::to_vec`], with their values (for a fit).
-    pub fn active(&self, t: &MoveTerms) -> [(usize, f32); 5] {
+    /// Where a move's terms enter [`PriorWeights::to_vec`], with their values (for a fit); a
+    /// king's move has its class-table entries after the first at value 0.
+    pub fn active(&self, t: &MoveTerms) -> [(usize, f32); PRIOR_SCALARS + 4] {
         let c = self.to.len();
-        let (a, b) = if t.king {
-            ((3 + 2 * c + t.to as usize, 1.0), (3 + 2 * c + t.to as usize, 0.0))
+        let tables = PRIOR_SCALARS;
+        let mut out = [(0, 0.0); PRIOR_SCALARS + 4];
+        out[0] = (0, t.hand);
+        out[1] = (1, t.captures);
+        out[2] = (2, t.distance);
+        for (k, x) in t.parts.iter().enumerate() {
+            out[3 + k] = (3 + k, *x);
+        }
+        let near = tables + 3 * c;
+        out[PRIOR_SCALARS..].copy_from_slice(&if t.king {
+            let king_to = (tables + 2 * c + t.to as usize, 1.0);
+            [king_to, (king_to.0, 0.0), (king_to.0, 0.0), (king_to.0, 0.0)]
         } else {
-            ((3 + t.to as usize, 1.0), (3 + c + t.from as usize, 1.0))
-        };
-        [(0, t.hand), (1, t.captures), (2, t.distance), a, b]
+            [
+                (tables + t.to as usize, 1.0),
+                (tables + c + t.from as usize, 1.0),
+                (near + t.near_to as usize, 1.0),
+                (near + NEAR_CLASSES + t.near_from as usize, 1.0),
+            ]
+        });
+        out
     }
 }
 
@@ -188,12 +286,18 @@ pub struct MoveTerms {
     pub captures: f32,
     /// Squares travelled over the board side.
     pub distance: f32,
+    /// The parts of [`MOVE_PARTS`], in order (0 or 1, and 0 to 2 for `exposed`).
+    pub parts: [f32; MOVE_PART_COUNT],
     /// The king moves.
     pub king: bool,
     /// The symmetry class of the origin.
     pub from: u16,
     /// The symmetry class of the destination.
     pub to: u16,
+    /// The [`near_class`] of the origin (0 for a king's move).
+    pub near_from: u8,
+    /// The [`near_class`] of the destination (0 for a king's move).
+    pub near_to: u8,
 }
 
 impl MoveTerms {
@@ -204,7 +308,21 @@ impl MoveTerms {
         moves: &[Move],
         classes: &[usize],
     ) -> Vec<MoveTerms> {
-        let hand = Heuristic::prior_logits(rules, pos, moves);
+        MoveTerms::each(rules, pos, moves, classes, true).collect()
+    }
+
+    /// [`MoveTerms::of`] one move at a time, in the order of `moves` (the search weighs them
+    /// as they come, with no list in between). Without `near`, the terms that cost the most
+    /// and that weights from before them leave at 0 are left at 0 too: `exposed` and the
+    /// places relative to the king ([`PriorWeights::weighs_near`]).
+    pub fn each<'a, B: BitSet>(
+        rules: &'a Rules<B>,
+        pos: &'a Position<B>,
+        moves: &'a [Move],
+        classes: &'a [usize],
+        near: bool,
+    ) -> impl Iterator<Item = MoveTerms> + 'a {
+        let sq = PriorSquares::of(rules, pos);
         let side = pos.to_move();
         let enemy = side.opponent();
         let enemies = match side {
@@ -213,36 +331,163 @@ impl MoveTerms {
         };
         let own = pos.side_pieces(side);
         let n = rules.n;
-        moves
-            .iter()
-            .zip(hand)
-            .map(|(m, hand)| {
-                let (from, to) = (m.from as usize, m.to as usize);
-                let own_after = (own & !B::single(from)) | B::single(to);
-                let empty_after = rules.board & !((pos.occupied() & !B::single(from)) | B::single(to));
-                let hostile = own_after | (rules.hostile_empty[enemy as usize] & empty_after);
-                let captures = (0..4)
-                    .filter(|&d| {
-                        let e = rules.nbr[to][d];
-                        if e == NONE || !enemies.has(e as usize) {
-                            return false;
-                        }
-                        let beyond = rules.nbr[e as usize][d];
-                        beyond != NONE && hostile.has(beyond as usize)
-                    })
-                    .count();
-                let (ff, fr, tf, tr) = (from % n, from / n, to % n, to / n);
-                let travelled = ff.abs_diff(tf) + fr.abs_diff(tr);
-                MoveTerms {
-                    hand,
-                    captures: captures as f32,
-                    distance: travelled as f32 / n as f32,
-                    king: m.from == pos.king(),
-                    from: classes[from] as u16,
-                    to: classes[to] as u16,
-                }
-            })
-            .collect()
+        let king = pos.king() as usize;
+        let king_at = (king % n, king / n);
+        let bit = |b: bool| if b { 1.0 } else { 0.0 };
+        // Squares that close a sandwich on a moved soldier: enemy pieces and the empty squares
+        // hostile to its side.
+        let hostile_to_us = rules.hostile_empty[side as usize];
+        let empty = rules.board & !pos.occupied();
+        let closers = enemies | (hostile_to_us & empty);
+        moves.iter().map(move |m| {
+            let (from, to) = (m.from as usize, m.to as usize);
+            let is_king = from == king;
+            let parts = sq.parts(rules, is_king, to);
+            let own_after = (own & !B::single(from)) | B::single(to);
+            let empty_after = rules.board & !((pos.occupied() & !B::single(from)) | B::single(to));
+            let hostile = own_after | (rules.hostile_empty[enemy as usize] & empty_after);
+            let captures = (0..4)
+                .filter(|&d| {
+                    let e = rules.nbr[to][d];
+                    if e == NONE || !enemies.has(e as usize) {
+                        return false;
+                    }
+                    let beyond = rules.nbr[e as usize][d];
+                    beyond != NONE && hostile.has(beyond as usize)
+                })
+                .count();
+            let exposed = if is_king || !near {
+                0
+            } else {
+                // Each direction with its opposite (north, east, south, west): an enemy
+                // or a hostile empty square on one side, an empty square the enemy may
+                // move to on the other (the origin counts as empty).
+                let closes = |a: Sq| a != NONE && closers.has(a as usize);
+                let open = |b: Sq| {
+                    b != NONE
+                        && (b as usize == from || empty.has(b as usize))
+                        && !hostile_to_us.has(b as usize)
+                };
+                let nb = &rules.nbr[to];
+                [(0, 2), (1, 3), (2, 0), (3, 1)]
+                    .iter()
+                    .filter(|&&(d, o)| closes(nb[d]) && open(nb[o]))
+                    .count()
+            };
+            let (ff, fr, tf, tr) = (from % n, from / n, to % n, to / n);
+            let travelled = ff.abs_diff(tf) + fr.abs_diff(tr);
+            let (near_from, near_to) = if is_king || !near {
+                (0, 0)
+            } else {
+                (
+                    near_class_at(king_at, (ff, fr)) as u8,
+                    near_class_at(king_at, (tf, tr)) as u8,
+                )
+            };
+            MoveTerms {
+                hand: parts.hand_logit(side, is_king),
+                captures: captures as f32,
+                distance: travelled as f32 / n as f32,
+                parts: [
+                    bit(parts.blocks_run),
+                    bit(parts.king_reach),
+                    bit(parts.near_king),
+                    bit(parts.corner_guard),
+                    bit(parts.king_escape),
+                    bit(parts.king_threat),
+                    exposed as f32,
+                ],
+                king: is_king,
+                from: classes[from] as u16,
+                to: classes[to] as u16,
+                near_from,
+                near_to,
+            }
+        })
+    }
+}
+
+/// One side's prior weights as a file writes them: [`PriorWeights`] with the parts by name.
+/// Files from before the parts and the king-relative tables were added lack them: they read
+/// as 0, which leaves such a file's priors what they were.
+#[derive(Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct PriorFile {
+    hand: f32,
+    captures: f32,
+    distance: f32,
+    to: Vec<f32>,
+    from: Vec<f32>,
+    king_to: Vec<f32>,
+    #[serde(default)]
+    near_to: Vec<f32>,
+    #[serde(default)]
+    near_from: Vec<f32>,
+    #[serde(default)]
+    parts: BTreeMap<String, f32>,
+}
+
+impl PriorFile {
+    fn of(w: &PriorWeights) -> PriorFile {
+        PriorFile {
+            hand: w.hand,
+            captures: w.captures,
+            distance: w.distance,
+            to: w.to.clone(),
+            from: w.from.clone(),
+            king_to: w.king_to.clone(),
+            near_to: w.near_to.to_vec(),
+            near_from: w.near_from.to_vec(),
+            parts: MOVE_PARTS
+                .iter()
+                .zip(w.parts)
+                .map(|(n, x)| (n.to_string(), x))
+                .collect(),
+        }
+    }
+
+    /// The weights, refused (naming the side's table) where a table has the wrong length or
+    /// a part is not one of [`MOVE_PARTS`].
+    fn weights(self, side: &str, classes: usize) -> Result<PriorWeights, String> {
+        for (kind, v) in [("to", &self.to), ("from", &self.from), ("king_to", &self.king_to)] {
+            if v.len() != classes {
+                return Err(format!(
+                    "[priors.{side}] {kind} has {} weights, one per class ({classes}) expected",
+                    v.len()
+                ));
+            }
+        }
+        let near = |kind: &str, v: &[f32]| -> Result<[f32; NEAR_CLASSES], String> {
+            match v.len() {
+                0 => Ok([0.0; NEAR_CLASSES]),
+                NEAR_CLASSES => Ok(v.try_into().expect("length checked")),
+                k => Err(format!(
+                    "[priors.{side}] {kind} has {k} weights, one per place near the king ({NEAR_CLASSES}: {}) expected",
+                    NEAR_CLASS_NAMES.join(", ")
+                )),
+            }
+        };
+        if let Some(extra) = self.parts.keys().find(|k| !MOVE_PARTS.contains(&k.as_str())) {
+            return Err(format!(
+                "[priors.{side}.parts] has `{extra}`, which is not a part (the parts: {})",
+                MOVE_PARTS.join(", ")
+            ));
+        }
+        let mut parts = [0.0; MOVE_PART_COUNT];
+        for (i, name) in MOVE_PARTS.iter().enumerate() {
+            parts[i] = self.parts.get(*name).copied().unwrap_or(0.0);
+        }
+        Ok(PriorWeights {
+            hand: self.hand,
+            captures: self.captures,
+            distance: self.distance,
+            parts,
+            near_to: near("near_to", &self.near_to)?,
+            near_from: near("near_from", &self.near_from)?,
+            to: self.to,
+            from: self.from,
+            king_to: self.king_to,
+        })
     }
 }
 
@@ -263,8 +508,8 @@ struct LinearFile {
 #[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct PriorsFile {
-    attackers: PriorWeights,
-    defenders: PriorWeights,
+    attackers: PriorFile,
+    defenders: PriorFile,
 }
 
 #[derive(Deserialize, Serialize)]
@@ -408,20 +653,10 @@ impl LinearWeights {
             }
         }
         let priors = match f.priors {
-            Some(p) => {
-                for (side, w) in [("attackers", &p.attackers), ("defenders", &p.defenders)] {
-                    for (kind, v) in [("to", &w.to), ("from", &w.from), ("king_to", &w.king_to)] {
-                        if v.len() != names.len() {
-                            return Err(format!(
-                                "[priors.{side}] {kind} has {} weights, one per class ({}) expected",
-                                v.len(),
-                                names.len()
-                            ));
-                        }
-                    }
-                }
-                [p.attackers, p.defenders]
-            }
+            Some(p) => [
+                p.attackers.weights("attackers", names.len())?,
+                p.defenders.weights("defenders", names.len())?,
+            ],
             None => [
                 PriorWeights::hand_written(names.len()),
                 PriorWeights::hand_written(names.len()),
@@ -474,15 +709,18 @@ impl LinearWeights {
                 king: self.king.clone(),
             },
             priors: Some(PriorsFile {
-                attackers: self.priors[Side::Attackers as usize].clone(),
-                defenders: self.priors[Side::Defenders as usize].clone(),
+                attackers: PriorFile::of(&self.priors[Side::Attackers as usize]),
+                defenders: PriorFile::of(&self.priors[Side::Defenders as usize]),
             }),
         };
         let body = toml::to_string(&file).expect("weights serialize");
         format!(
             "# A linear evaluation (engine/src/search/linear.rs): the defenders' value is\n\
              # tanh(sum of [value] weights x the hand-written terms + the [squares] weights of the\n\
-             # pieces' square classes; a soldier's weight is its side's weight over its starting number).\n{body}"
+             # pieces' square classes; a soldier's weight is its side's weight over its starting number).\n\
+             # The priors' near_to and near_from weigh a soldier's squares by place relative to the king,\n\
+             # the squares apart on the nearer and the farther axis ({}; 3 means three or more).\n{body}",
+            NEAR_CLASS_NAMES.join(", ")
         )
     }
 }
@@ -497,6 +735,8 @@ pub struct Linear {
     king: Vec<f32>,
     /// Each square's symmetry class.
     classes: Vec<usize>,
+    /// Per side to move: whether its priors weigh `exposed` or the places near the king.
+    weighs_near: [bool; 2],
 }
 
 impl Linear {
@@ -518,6 +758,7 @@ impl Linear {
             defender: class.iter().map(|&c| weights.defenders[c] / def).collect(),
             king: class.iter().map(|&c| weights.king[c]).collect(),
             classes: class,
+            weighs_near: weights.priors.each_ref().map(PriorWeights::weighs_near),
             weights,
         })
     }
@@ -559,9 +800,9 @@ impl<B: BitSet> Evaluator<B> for Linear {
                     -d
                 };
                 let w = &self.weights.priors[i.position.to_move() as usize];
-                let logits: Vec<f32> = MoveTerms::of(rules, i.position, i.moves, &self.classes)
-                    .iter()
-                    .map(|t| w.logit(t))
+                let near = self.weighs_near[i.position.to_move() as usize];
+                let logits: Vec<f32> = MoveTerms::each(rules, i.position, i.moves, &self.classes, near)
+                    .map(|t| w.logit(&t))
                     .collect();
                 Evaluation {
                     priors: softmax(&logits),

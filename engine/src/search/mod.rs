@@ -20,7 +20,10 @@ pub use classic::{Rollout, Uniform};
 pub use config::{Parallelism, RootSelection, SearchConfig, MIN_NODES};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, Layered, Wdl};
 pub use heuristic::{weigh, Features, Heuristic, HAND_WEIGHTS, VALUE_TERMS, VALUE_TERM_COUNT};
-pub use linear::{square_classes, Linear, LinearWeights, MoveTerms, PriorWeights, MAX_LINEAR_FILE_BYTES};
+pub use linear::{
+    near_class, square_classes, Linear, LinearWeights, MoveTerms, PriorWeights, MAX_LINEAR_FILE_BYTES,
+    MOVE_PARTS, MOVE_PART_COUNT, NEAR_CLASSES, NEAR_CLASS_NAMES,
+};
 pub use mcts::{merge_results, softmax, MoveStat, Proven, Search, SearchResult, MAX_NODES, NODE_BYTES};
 pub use player::{classic_evaluator, EvaluatorFactory, EvaluatorSpec, Level, Levels, Player, PlayerSpec};
 pub use time::{parse_duration, Clock, Deadline, ThinkingLimit, MOVE_OVERHEAD};
