@@ -320,9 +320,9 @@ fn the_terms_near_the_king_count_once_weighed_and_cost_nothing_until_then() {
     let r = rules("copenhagen");
     let hand = Linear::new(LinearWeights::hand_written(&r), &r).unwrap();
     let mut w = LinearWeights::hand_written(&r);
-    assert!(!w.priors[0].weighs_near());
+    assert!(!w.priors[0].weighs_parts());
     w.priors[Side::Attackers as usize].near_to[1] = 2.0;
-    assert!(w.priors[0].weighs_near());
+    assert!(w.priors[0].weighs_parts());
     let near = Linear::new(w, &r).unwrap();
     let mut moved = 0;
     for (p, moves) in positions(&r, 2) {

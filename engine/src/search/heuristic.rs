@@ -263,16 +263,42 @@ impl Heuristic {
     /// The priors' logits, one per move: king runs toward escape squares for the defenders;
     /// for the attackers, blocking the king's lines, closing in on it, sealing corners.
     pub fn prior_logits<B: BitSet>(rules: &Rules<B>, pos: &Position<B>, moves: &[Move]) -> Vec<f32> {
-        let sq = PriorSquares::of(rules, pos);
-        let (side, king) = (pos.to_move(), pos.king());
-        moves
-            .iter()
-            .map(|m| {
-                let king_move = m.from == king;
-                sq.parts(rules, king_move, m.to as usize)
-                    .hand_logit(side, king_move)
-            })
-            .collect()
+        let sq = PriorSquares::of(rules, pos, false);
+        match pos.to_move() {
+            Side::Defenders => moves
+                .iter()
+                .map(|m| {
+                    if m.from != pos.king() {
+                        0.0
+                    } else if rules.escape.has(m.to as usize) {
+                        6.0
+                    } else if sq.escape_next(rules, m.to as usize) {
+                        1.8
+                    } else {
+                        0.7
+                    }
+                })
+                .collect(),
+            Side::Attackers => moves
+                .iter()
+                .map(|m| {
+                    let to = m.to as usize;
+                    let mut l = 0.0;
+                    if sq.blocking.has(to) {
+                        l += 2.0;
+                    } else if sq.reach1.has(to) {
+                        l += 0.5;
+                    }
+                    if sq.near_king.has(to) {
+                        l += 1.0;
+                    }
+                    if sq.guards.has(to) {
+                        l += 0.6;
+                    }
+                    l
+                })
+                .collect(),
+        }
     }
 }
 
@@ -288,35 +314,6 @@ pub(crate) struct PriorParts {
     pub corner_guard: bool,
     pub king_escape: bool,
     pub king_threat: bool,
-}
-
-impl PriorParts {
-    /// The hand-written prior's logit: the attackers block the king's runs and close in on
-    /// him and the corners; the defenders run the king toward an escape square (their
-    /// soldiers' moves all 0).
-    pub fn hand_logit(&self, side: Side, king_move: bool) -> f32 {
-        match side {
-            Side::Defenders if !king_move => 0.0,
-            Side::Defenders if self.king_escape => 6.0,
-            Side::Defenders if self.king_threat => 1.8,
-            Side::Defenders => 0.7,
-            Side::Attackers => {
-                let mut l = 0.0;
-                if self.blocks_run {
-                    l += 2.0;
-                } else if self.king_reach {
-                    l += 0.5;
-                }
-                if self.near_king {
-                    l += 1.0;
-                }
-                if self.corner_guard {
-                    l += 0.6;
-                }
-                l
-            }
-        }
-    }
 }
 
 /// The squares the hand-written priors look at in one position, found once for all its
@@ -336,10 +333,21 @@ pub(crate) struct PriorSquares<B: BitSet> {
 }
 
 impl<B: BitSet> PriorSquares<B> {
-    /// The squares of `pos`.
-    pub fn of(rules: &Rules<B>, pos: &Position<B>) -> PriorSquares<B> {
+    /// The squares of `pos`; with the defenders to move and not `all`, only what their
+    /// king's moves need (the hand-written prior looks at nothing else of theirs).
+    #[inline]
+    pub fn of(rules: &Rules<B>, pos: &Position<B>, all: bool) -> PriorSquares<B> {
         let king = pos.king_set();
         let empty_no_king = (rules.board & !pos.occupied()) | king;
+        if !all && pos.to_move() == Side::Defenders {
+            return PriorSquares {
+                empty_no_king,
+                near_king: B::EMPTY,
+                reach1: B::EMPTY,
+                blocking: B::EMPTY,
+                guards: B::EMPTY,
+            };
+        }
         let mut blocking = B::EMPTY;
         let pass = empty_no_king & rules.king_pass;
         for d in 0..4 {
@@ -371,10 +379,13 @@ impl<B: BitSet> PriorSquares<B> {
             near_king: self.near_king.has(to),
             corner_guard: self.guards.has(to),
             king_escape: king_move && escape,
-            king_threat: king_move
-                && !escape
-                && (king_reach(rules, B::single(to), self.empty_no_king) & rules.escape).any(),
+            king_threat: king_move && !escape && self.escape_next(rules, to),
         }
+    }
+
+    /// A king on `to` would reach an escape square in one move, with the board as it stands.
+    pub fn escape_next(&self, rules: &Rules<B>, to: usize) -> bool {
+        (king_reach(rules, B::single(to), self.empty_no_king) & rules.escape).any()
     }
 }
 

@@ -227,25 +227,35 @@ impl PriorWeights {
         self.near_from.copy_from_slice(&w[3 * c + NEAR_CLASSES..]);
     }
 
-    /// Whether these weights give `exposed` or a place relative to the king any weight (weights
-    /// from before those terms do not, and a search with them need not compute them).
-    pub fn weighs_near(&self) -> bool {
-        self.parts[MOVE_PART_COUNT - 1] != 0.0
-            || self.near_to.iter().chain(&self.near_from).any(|w| *w != 0.0)
+    /// Whether these weights give any part or place relative to the king a weight (weights
+    /// from before those terms do not, and a search with them need not compute them:
+    /// [`MoveTerms::for_each`]'s `detail`).
+    pub fn weighs_parts(&self) -> bool {
+        self.parts
+            .iter()
+            .chain(&self.near_to)
+            .chain(&self.near_from)
+            .any(|w| *w != 0.0)
     }
 
     /// A move's logit.
     pub fn logit(&self, t: &MoveTerms) -> f32 {
+        let mut l = self.plain_logit(t);
+        if !t.king {
+            l += self.near_to[t.near_to as usize] + self.near_from[t.near_from as usize];
+        }
+        l + self.parts.iter().zip(&t.parts).map(|(w, x)| w * x).sum::<f32>()
+    }
+
+    /// A move's logit without the parts and the places near the king: [`PriorWeights::logit`]
+    /// where those weigh nothing.
+    pub fn plain_logit(&self, t: &MoveTerms) -> f32 {
         let squares = if t.king {
             self.king_to[t.to as usize]
         } else {
-            self.to[t.to as usize]
-                + self.from[t.from as usize]
-                + self.near_to[t.near_to as usize]
-                + self.near_from[t.near_from as usize]
+            self.to[t.to as usize] + self.from[t.from as usize]
         };
-        let parts: f32 = self.parts.iter().zip(&t.parts).map(|(w, x)| w * x).sum();
-        self.hand * t.hand + self.captures * t.captures + self.distance * t.distance + parts + squares
+        self.hand * t.hand + self.captures * t.captures + self.distance * t.distance + squares
     }
 
     /// Where a move's terms enter [`PriorWeights::to_vec`], with their values (for a fit); a
@@ -308,21 +318,26 @@ impl MoveTerms {
         moves: &[Move],
         classes: &[usize],
     ) -> Vec<MoveTerms> {
-        MoveTerms::each(rules, pos, moves, classes, true).collect()
+        let mut out = Vec::with_capacity(moves.len());
+        MoveTerms::for_each(rules, pos, moves, classes, true, |t| out.push(t));
+        out
     }
 
-    /// [`MoveTerms::of`] one move at a time, in the order of `moves` (the search weighs them
-    /// as they come, with no list in between). Without `near`, the terms that cost the most
-    /// and that weights from before them leave at 0 are left at 0 too: `exposed` and the
-    /// places relative to the king ([`PriorWeights::weighs_near`]).
-    pub fn each<'a, B: BitSet>(
-        rules: &'a Rules<B>,
-        pos: &'a Position<B>,
-        moves: &'a [Move],
-        classes: &'a [usize],
-        near: bool,
-    ) -> impl Iterator<Item = MoveTerms> + 'a {
-        let sq = PriorSquares::of(rules, pos);
+    /// [`MoveTerms::of`] handed to `f` one move at a time, in the order of `moves` (the search
+    /// weighs them as they come, with no list in between, and what it does not read of them
+    /// is never stored). Without `detail`, the parts and the places
+    /// relative to the king, which weights from before them leave at 0, are left at 0 too
+    /// ([`PriorWeights::weighs_parts`]), and only the hand-written prior's logit is found.
+    #[inline]
+    pub fn for_each<B: BitSet>(
+        rules: &Rules<B>,
+        pos: &Position<B>,
+        moves: &[Move],
+        classes: &[usize],
+        detail: bool,
+        mut f: impl FnMut(MoveTerms),
+    ) {
+        let sq = detail.then(|| PriorSquares::of(rules, pos, true));
         let side = pos.to_move();
         let enemy = side.opponent();
         let enemies = match side {
@@ -339,10 +354,10 @@ impl MoveTerms {
         let hostile_to_us = rules.hostile_empty[side as usize];
         let empty = rules.board & !pos.occupied();
         let closers = enemies | (hostile_to_us & empty);
-        moves.iter().map(move |m| {
+        for (m, hand) in moves.iter().zip(Heuristic::prior_logits(rules, pos, moves)) {
             let (from, to) = (m.from as usize, m.to as usize);
             let is_king = from == king;
-            let parts = sq.parts(rules, is_king, to);
+
             let own_after = (own & !B::single(from)) | B::single(to);
             let empty_after = rules.board & !((pos.occupied() & !B::single(from)) | B::single(to));
             let hostile = own_after | (rules.hostile_empty[enemy as usize] & empty_after);
@@ -356,7 +371,7 @@ impl MoveTerms {
                     beyond != NONE && hostile.has(beyond as usize)
                 })
                 .count();
-            let exposed = if is_king || !near {
+            let exposed = if is_king || !detail {
                 0
             } else {
                 // Each direction with its opposite (north, east, south, west): an enemy
@@ -376,7 +391,7 @@ impl MoveTerms {
             };
             let (ff, fr, tf, tr) = (from % n, from / n, to % n, to / n);
             let travelled = ff.abs_diff(tf) + fr.abs_diff(tr);
-            let (near_from, near_to) = if is_king || !near {
+            let (near_from, near_to) = if is_king || !detail {
                 (0, 0)
             } else {
                 (
@@ -384,26 +399,32 @@ impl MoveTerms {
                     near_class_at(king_at, (tf, tr)) as u8,
                 )
             };
-            MoveTerms {
-                hand: parts.hand_logit(side, is_king),
+            f(MoveTerms {
+                hand,
                 captures: captures as f32,
                 distance: travelled as f32 / n as f32,
-                parts: [
-                    bit(parts.blocks_run),
-                    bit(parts.king_reach),
-                    bit(parts.near_king),
-                    bit(parts.corner_guard),
-                    bit(parts.king_escape),
-                    bit(parts.king_threat),
-                    exposed as f32,
-                ],
+                parts: match &sq {
+                    Some(sq) => {
+                        let parts = sq.parts(rules, is_king, to);
+                        [
+                            bit(parts.blocks_run),
+                            bit(parts.king_reach),
+                            bit(parts.near_king),
+                            bit(parts.corner_guard),
+                            bit(parts.king_escape),
+                            bit(parts.king_threat),
+                            exposed as f32,
+                        ]
+                    }
+                    None => [0.0; MOVE_PART_COUNT],
+                },
                 king: is_king,
                 from: classes[from] as u16,
                 to: classes[to] as u16,
                 near_from,
                 near_to,
-            }
-        })
+            });
+        }
     }
 }
 
@@ -735,8 +756,8 @@ pub struct Linear {
     king: Vec<f32>,
     /// Each square's symmetry class.
     classes: Vec<usize>,
-    /// Per side to move: whether its priors weigh `exposed` or the places near the king.
-    weighs_near: [bool; 2],
+    /// Per side to move: whether its priors weigh the parts or the places near the king.
+    weighs_parts: [bool; 2],
 }
 
 impl Linear {
@@ -758,7 +779,7 @@ impl Linear {
             defender: class.iter().map(|&c| weights.defenders[c] / def).collect(),
             king: class.iter().map(|&c| weights.king[c]).collect(),
             classes: class,
-            weighs_near: weights.priors.each_ref().map(PriorWeights::weighs_near),
+            weighs_parts: weights.priors.each_ref().map(PriorWeights::weighs_parts),
             weights,
         })
     }
@@ -800,10 +821,11 @@ impl<B: BitSet> Evaluator<B> for Linear {
                     -d
                 };
                 let w = &self.weights.priors[i.position.to_move() as usize];
-                let near = self.weighs_near[i.position.to_move() as usize];
-                let logits: Vec<f32> = MoveTerms::each(rules, i.position, i.moves, &self.classes, near)
-                    .map(|t| w.logit(&t))
-                    .collect();
+                let detail = self.weighs_parts[i.position.to_move() as usize];
+                let mut logits = Vec::with_capacity(i.moves.len());
+                MoveTerms::for_each(rules, i.position, i.moves, &self.classes, detail, |t| {
+                    logits.push(if detail { w.logit(&t) } else { w.plain_logit(&t) })
+                });
                 Evaluation {
                     priors: softmax(&logits),
                     wdl: Wdl::from_value(v),
