@@ -357,7 +357,6 @@ impl MoveTerms {
         for (m, hand) in moves.iter().zip(Heuristic::prior_logits(rules, pos, moves)) {
             let (from, to) = (m.from as usize, m.to as usize);
             let is_king = from == king;
-
             let own_after = (own & !B::single(from)) | B::single(to);
             let empty_after = rules.board & !((pos.occupied() & !B::single(from)) | B::single(to));
             let hostile = own_after | (rules.hostile_empty[enemy as usize] & empty_after);
@@ -428,6 +427,33 @@ impl MoveTerms {
     }
 }
 
+/// The weights of a file's table of named weights (`[value]`, a side's `parts`), in the order
+/// of `names`: a name not among them is refused; a missing one is refused where `required`,
+/// else 0.
+fn named_weights<const N: usize>(
+    table: &BTreeMap<String, f32>,
+    names: &[&str; N],
+    at: &str,
+    what: &str,
+    required: bool,
+) -> Result<[f32; N], String> {
+    if let Some(extra) = table.keys().find(|k| !names.contains(&k.as_str())) {
+        return Err(format!(
+            "[{at}] has `{extra}`, which is not a {what} (the {what}s: {})",
+            names.join(", ")
+        ));
+    }
+    let mut out = [0.0; N];
+    for (w, name) in out.iter_mut().zip(names) {
+        *w = match table.get(*name) {
+            Some(x) => *x,
+            None if required => return Err(format!("[{at}] has no weight for `{name}`")),
+            None => 0.0,
+        };
+    }
+    Ok(out)
+}
+
 /// One side's prior weights as a file writes them: [`PriorWeights`] with the parts by name.
 /// Files from before the parts and the king-relative tables were added lack them: they read
 /// as 0, which leaves such a file's priors what they were.
@@ -488,16 +514,13 @@ impl PriorFile {
                 )),
             }
         };
-        if let Some(extra) = self.parts.keys().find(|k| !MOVE_PARTS.contains(&k.as_str())) {
-            return Err(format!(
-                "[priors.{side}.parts] has `{extra}`, which is not a part (the parts: {})",
-                MOVE_PARTS.join(", ")
-            ));
-        }
-        let mut parts = [0.0; MOVE_PART_COUNT];
-        for (i, name) in MOVE_PARTS.iter().enumerate() {
-            parts[i] = self.parts.get(*name).copied().unwrap_or(0.0);
-        }
+        let parts = named_weights(
+            &self.parts,
+            &MOVE_PARTS,
+            &format!("priors.{side}.parts"),
+            "part",
+            false,
+        )?;
         Ok(PriorWeights {
             hand: self.hand,
             captures: self.captures,
@@ -633,19 +656,7 @@ impl LinearWeights {
         if !(7..=19).contains(&f.board) {
             return Err(format!("board {} is not a board side of 7 to 19", f.board));
         }
-        if let Some(extra) = f.value.keys().find(|k| !VALUE_TERMS.contains(&k.as_str())) {
-            return Err(format!(
-                "[value] has `{extra}`, which is not a term (the terms: {})",
-                VALUE_TERMS.join(", ")
-            ));
-        }
-        let mut value = [0.0; VALUE_TERM_COUNT];
-        for (i, name) in VALUE_TERMS.iter().enumerate() {
-            value[i] = *f
-                .value
-                .get(*name)
-                .ok_or_else(|| format!("[value] has no weight for `{name}`"))?;
-        }
+        let value = named_weights(&f.value, &VALUE_TERMS, "value", "term", true)?;
         let firsts = square_classes(f.board).1;
         let names: Vec<String> = firsts
             .iter()
