@@ -29,18 +29,23 @@ fn positions(r: &Rules<u128>, games: u64) -> Vec<(Position<u128>, Vec<Move>)> {
     out
 }
 
+/// An evaluation request for `p`, seen once, at ply 0.
+fn input<'a>(p: &'a Position<u128>, moves: &'a [Move]) -> EvalInput<'a, u128> {
+    EvalInput {
+        position: p,
+        moves,
+        occurrences: 1,
+        ply: 0,
+    }
+}
+
 #[test]
 fn the_hand_written_weights_are_the_hand_written_evaluation_exactly() {
     for id in ["brandubh", "tablut", "copenhagen"] {
         let r = rules(id);
         let linear = Linear::new(LinearWeights::hand_written(&r), &r).unwrap();
         for (p, moves) in positions(&r, 6) {
-            let input = EvalInput {
-                position: &p,
-                moves: &moves,
-                occurrences: 1,
-                ply: 0,
-            };
+            let input = input(&p, &moves);
             let a = Heuristic.evaluate(&r, &[input]).remove(0);
             let b = linear.evaluate(&r, &[input]).remove(0);
             assert_eq!(a, b, "{id}: {}", p.diagram(&r, &[]));
@@ -314,9 +319,9 @@ fn a_moves_active_terms_are_its_logit() {
 }
 
 #[test]
-fn the_terms_near_the_king_count_once_weighed_and_cost_nothing_until_then() {
-    // With weights from before them (0), the search leaves `exposed` and the places near the
-    // king uncomputed; once a file weighs them, its priors move.
+fn the_parts_and_places_near_the_king_move_the_priors_only_once_weighed() {
+    // Weights from before them (0) leave the priors the hand-written ones; once a file weighs
+    // them, the priors of that side move and its value does not.
     let r = rules("copenhagen");
     let hand = Linear::new(LinearWeights::hand_written(&r), &r).unwrap();
     let mut w = LinearWeights::hand_written(&r);
@@ -326,12 +331,7 @@ fn the_terms_near_the_king_count_once_weighed_and_cost_nothing_until_then() {
     let near = Linear::new(w, &r).unwrap();
     let mut moved = 0;
     for (p, moves) in positions(&r, 2) {
-        let input = EvalInput {
-            position: &p,
-            moves: &moves,
-            occurrences: 1,
-            ply: 0,
-        };
+        let input = input(&p, &moves);
         let (a, b) = (
             hand.evaluate(&r, &[input]).remove(0),
             near.evaluate(&r, &[input]).remove(0),
