@@ -54,6 +54,27 @@ fn the_hand_written_weights_are_the_hand_written_evaluation_exactly() {
 }
 
 #[test]
+fn every_moves_hand_term_is_the_hand_written_logit_with_or_without_the_parts() {
+    // The move terms find the hand-written logit from the squares they look at for the parts
+    // (not by asking the hand-written prior again): the two must stay one figure.
+    for id in ["brandubh", "tablut", "copenhagen"] {
+        let r = rules(id);
+        let (classes, _) = square_classes(r.n);
+        for (p, moves) in positions(&r, 6) {
+            let hand = Heuristic::prior_logits(&r, &p, &moves);
+            let detailed: Vec<f32> = MoveTerms::of(&r, &p, &moves, &classes)
+                .iter()
+                .map(|t| t.hand)
+                .collect();
+            let mut plain = Vec::new();
+            MoveTerms::for_each(&r, &p, &moves, &classes, false, |t| plain.push(t.hand));
+            assert_eq!(detailed, hand, "{id}: {}", p.diagram(&r, &[]));
+            assert_eq!(plain, hand, "{id}: {}", p.diagram(&r, &[]));
+        }
+    }
+}
+
+#[test]
 fn weights_change_the_value_and_the_priors() {
     let r = rules("brandubh");
     let mut w = LinearWeights::hand_written(&r);

@@ -264,41 +264,11 @@ impl Heuristic {
     /// for the attackers, blocking the king's lines, closing in on it, sealing corners.
     pub fn prior_logits<B: BitSet>(rules: &Rules<B>, pos: &Position<B>, moves: &[Move]) -> Vec<f32> {
         let sq = PriorSquares::of(rules, pos, false);
-        match pos.to_move() {
-            Side::Defenders => moves
-                .iter()
-                .map(|m| {
-                    if m.from != pos.king() {
-                        0.0
-                    } else if rules.escape.has(m.to as usize) {
-                        6.0
-                    } else if sq.escape_next(rules, m.to as usize) {
-                        1.8
-                    } else {
-                        0.7
-                    }
-                })
-                .collect(),
-            Side::Attackers => moves
-                .iter()
-                .map(|m| {
-                    let to = m.to as usize;
-                    let mut l = 0.0;
-                    if sq.blocking.has(to) {
-                        l += 2.0;
-                    } else if sq.reach1.has(to) {
-                        l += 0.5;
-                    }
-                    if sq.near_king.has(to) {
-                        l += 1.0;
-                    }
-                    if sq.guards.has(to) {
-                        l += 0.6;
-                    }
-                    l
-                })
-                .collect(),
-        }
+        let (side, king) = (pos.to_move(), pos.king());
+        moves
+            .iter()
+            .map(|m| sq.hand_logit(rules, side, m.from == king, m.to as usize))
+            .collect()
     }
 }
 
@@ -314,6 +284,34 @@ pub(crate) struct PriorParts {
     pub corner_guard: bool,
     pub king_escape: bool,
     pub king_threat: bool,
+}
+
+impl PriorParts {
+    /// The hand-written prior's logit of a move with these parts, by `side` to move
+    /// (`king_move`: the king's): king runs toward escape squares for the defenders (their
+    /// other moves weigh nothing); for the attackers, blocking the king's lines, closing in
+    /// on it, sealing corners.
+    #[inline]
+    pub fn hand_logit(&self, side: Side, king_move: bool) -> f32 {
+        match side {
+            Side::Defenders if !king_move => 0.0,
+            Side::Defenders if self.king_escape => 6.0,
+            Side::Defenders if self.king_threat => 1.8,
+            Side::Defenders => 0.7,
+            Side::Attackers => {
+                let line = if self.blocks_run {
+                    2.0
+                } else if self.king_reach {
+                    0.5
+                } else {
+                    0.0
+                };
+                let near = if self.near_king { 1.0 } else { 0.0 };
+                let guard = if self.corner_guard { 0.6 } else { 0.0 };
+                line + near + guard
+            }
+        }
+    }
 }
 
 /// The squares the hand-written priors look at in one position, found once for all its
@@ -371,6 +369,7 @@ impl<B: BitSet> PriorSquares<B> {
     }
 
     /// The parts of a move to `to` (`king_move`: the king's).
+    #[inline]
     pub fn parts(&self, rules: &Rules<B>, king_move: bool, to: usize) -> PriorParts {
         let escape = rules.escape.has(to);
         PriorParts {
@@ -381,6 +380,16 @@ impl<B: BitSet> PriorSquares<B> {
             king_escape: king_move && escape,
             king_threat: king_move && !escape && self.escape_next(rules, to),
         }
+    }
+
+    /// The hand-written prior's logit of a move to `to` by `side` ([`PriorParts::hand_logit`]),
+    /// looking only at what that logit needs: nothing for the defenders' other pieces.
+    #[inline]
+    pub fn hand_logit(&self, rules: &Rules<B>, side: Side, king_move: bool, to: usize) -> f32 {
+        if side == Side::Defenders && !king_move {
+            return 0.0;
+        }
+        self.parts(rules, king_move, to).hand_logit(side, king_move)
     }
 
     /// A king on `to` would reach an escape square in one move, with the board as it stands.

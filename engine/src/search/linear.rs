@@ -337,7 +337,8 @@ impl MoveTerms {
         detail: bool,
         mut f: impl FnMut(MoveTerms),
     ) {
-        let sq = detail.then(|| PriorSquares::of(rules, pos, true));
+        // One look at the squares for all the moves: the hand-written logit comes from them too.
+        let sq = PriorSquares::of(rules, pos, detail);
         let side = pos.to_move();
         let enemy = side.opponent();
         let enemies = match side {
@@ -354,9 +355,14 @@ impl MoveTerms {
         let hostile_to_us = rules.hostile_empty[side as usize];
         let empty = rules.board & !pos.occupied();
         let closers = enemies | (hostile_to_us & empty);
-        for (m, hand) in moves.iter().zip(Heuristic::prior_logits(rules, pos, moves)) {
+        for m in moves {
             let (from, to) = (m.from as usize, m.to as usize);
             let is_king = from == king;
+            let parts = detail.then(|| sq.parts(rules, is_king, to));
+            let hand = match &parts {
+                Some(p) => p.hand_logit(side, is_king),
+                None => sq.hand_logit(rules, side, is_king, to),
+            };
             let own_after = (own & !B::single(from)) | B::single(to);
             let empty_after = rules.board & !((pos.occupied() & !B::single(from)) | B::single(to));
             let hostile = own_after | (rules.hostile_empty[enemy as usize] & empty_after);
@@ -402,19 +408,16 @@ impl MoveTerms {
                 hand,
                 captures: captures as f32,
                 distance: travelled as f32 / n as f32,
-                parts: match &sq {
-                    Some(sq) => {
-                        let parts = sq.parts(rules, is_king, to);
-                        [
-                            bit(parts.blocks_run),
-                            bit(parts.king_reach),
-                            bit(parts.near_king),
-                            bit(parts.corner_guard),
-                            bit(parts.king_escape),
-                            bit(parts.king_threat),
-                            exposed as f32,
-                        ]
-                    }
+                parts: match parts {
+                    Some(parts) => [
+                        bit(parts.blocks_run),
+                        bit(parts.king_reach),
+                        bit(parts.near_king),
+                        bit(parts.corner_guard),
+                        bit(parts.king_escape),
+                        bit(parts.king_threat),
+                        exposed as f32,
+                    ],
                     None => [0.0; MOVE_PART_COUNT],
                 },
                 king: is_king,
