@@ -175,7 +175,11 @@ pub fn analyse<B: BitSet>(
     Ok(Some(Analysis {
         evaluator: match &eval_spec {
             EvaluatorSpec::Model(p) => format!("model {p}"),
-            EvaluatorSpec::Hybrid(p) => format!("heuristic refined by model {p}"),
+            EvaluatorSpec::Hybrid { model, linear: None } => format!("heuristic refined by model {model}"),
+            EvaluatorSpec::Hybrid {
+                model,
+                linear: Some(w),
+            } => format!("linear {w} refined by model {model}"),
             other => format!("{other:?}").to_lowercase(),
         },
         simulations: res.simulations,

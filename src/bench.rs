@@ -41,22 +41,30 @@ pub fn search(rs: &Ruleset, seconds: f64, players: &[String]) -> Result<(), Stri
         // One player's search on several threads, both ways `--parallel` offers: the
         // simulations a second one player gets out of a time limit. The network player too,
         // where a model was shipped for these rules: its evaluations cost far more than the
-        // tree walk, which is what a shared tree's lock serialises; and the hybrid, which
-        // asks it only of the nodes visited often.
+        // tree walk, which is what a shared tree's lock serialises; the hybrid, which asks it
+        // only of the nodes visited often; and the linear evaluation, alone and as the
+        // hybrid's fast layer, where linear weights are shipped.
         use tafl_engine::Parallelism;
         let mut chosen: Vec<&str> = players.iter().map(String::as_str).collect();
         if chosen.is_empty() {
             chosen.push("mcts:heuristic");
+            let linear = tafl_lab::players::shipped_linear(rs).is_ok();
+            if linear {
+                chosen.push("mcts:linear=shipped");
+            }
             if tafl_lab::shipped::for_rules(rs).is_ok() {
                 chosen.push("mcts:model=shipped");
                 chosen.push("mcts:hybrid=shipped");
+                if linear {
+                    chosen.push("mcts:hybrid=shipped,linear=shipped");
+                }
             }
         }
         for spec in chosen {
             for (threads, parallel) in [(1usize, Parallelism::Root), (2, Parallelism::Root), (2, Parallelism::Tree)] {
                 let rate = one_search_rate(&rules, spec, threads, parallel, seconds).map_err(|e| format!("--player {spec}: {e}"))?;
                 println!(
-                    "{:<22} one search {spec:<20} {threads} thread(s) {:>12.0} simulations/s{}",
+                    "{:<22} one search {spec:<36} {threads} thread(s) {:>12.0} simulations/s{}",
                     rs.id(),
                     rate,
                     if threads > 1 { format!(" ({parallel} parallel)") } else { String::new() }

@@ -732,8 +732,9 @@ struct BenchArgs {
     #[arg(long, value_parser = crate::common::parse_rules)]
     search: Option<RulesArg>,
     /// The players whose one search `--search` times (repeat the flag for several; default:
-    /// `mcts:heuristic`, and `mcts:model=shipped` and `mcts:hybrid=shipped` where a network is
-    /// shipped for the rules), for instance a network of one's own: `--player mcts:model=RUN`.
+    /// `mcts:heuristic`, `mcts:linear=shipped` where linear weights are shipped for the rules,
+    /// and `mcts:model=shipped`, `mcts:hybrid=shipped` and `mcts:hybrid=shipped,linear=shipped`
+    /// where a network is), for instance a network of one's own: `--player mcts:model=RUN`.
     #[arg(long = "player", value_name = "SPEC")]
     players: Vec<String>,
     /// Also measure the network's forward passes on this ruleset's network (shipped, else a

@@ -63,6 +63,25 @@ fn a_hybrid_searches_with_the_hand_written_evaluation_and_takes_the_networks_pri
         assert_eq!(Some(p), network.get(mv), "{mv}");
     }
     assert!(hybrid.iter().any(|(mv, p)| heuristic.get(mv) != Some(p)));
+    // With the linear evaluation as its fast layer: the same network at the root, the linear
+    // evaluation at the leaves, so the same priors and another search below them.
+    let layered = analyse("mcts:hybrid=shipped,linear=shipped:400");
+    assert!(
+        layered.contains("linear shipped refined by model shipped with 400 simulations"),
+        "{layered}"
+    );
+    let table = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| {
+                l.split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.parse::<u32>().is_ok())
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(priors(&layered), hybrid);
+    assert_ne!(table(&layered), table(&analyse("mcts:hybrid=shipped:400")));
     // Under rules no network was trained for there is nothing to refine with.
     let (ok, _, err) = tafl_text(&[
         "analyze",

@@ -190,3 +190,43 @@ fn a_level_can_run_its_network_in_int8() {
     assert!(out.contains("level 2 (mcts:model=shipped:16)"), "{out}");
     let _ = std::fs::remove_file(&file);
 }
+
+#[test]
+fn a_level_may_refine_the_linear_evaluation_with_the_network_and_falls_back_without_them() {
+    // `mcts:hybrid=shipped,linear=shipped`: the shipped linear evaluation at every leaf, the
+    // shipped network where the search keeps coming back; the level's fallback under rules
+    // that ship neither.
+    let file = levels_file(
+        "layered",
+        "[[level]]\nlevel = 1\nplayer = \"mcts:hybrid=shipped,linear=shipped\"\nsimulations = 60\nfallback = \"mcts:heuristic\"\n",
+    );
+    let play = |rules: &str| {
+        let (ok, out, err) = tafl(
+            &[
+                "arena",
+                "level:1",
+                "random",
+                "--rules",
+                rules,
+                "--games",
+                "2",
+                "--ply-limit",
+                "30",
+            ],
+            Some(&file),
+        );
+        assert!(ok, "{rules}: {err}");
+        out
+    };
+    let out = play("brandubh");
+    assert!(
+        out.contains("level 1 (mcts:hybrid=shipped,linear=shipped") && !out.contains("no shipped model"),
+        "{out}"
+    );
+    let out = play("fetlar");
+    assert!(
+        out.contains("no shipped model for `fetlar`: mcts:heuristic"),
+        "{out}"
+    );
+    let _ = std::fs::remove_file(&file);
+}

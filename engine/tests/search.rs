@@ -279,6 +279,8 @@ fn players_from_specs_play_legal_moves_and_levels_load() {
         "alphabeta",
         "mcts:model=:5",
         "mcts:hybrid=",
+        "mcts:hybrid=shipped,linear=",
+        "mcts:hybrid=,linear=shipped",
     ] {
         assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
     }
@@ -287,11 +289,24 @@ fn players_from_specs_play_legal_moves_and_levels_load() {
     assert_eq!(
         hybrid,
         PlayerSpec::Mcts {
-            evaluator: EvaluatorSpec::Hybrid("runs/a:b".into()),
+            evaluator: EvaluatorSpec::Hybrid {
+                model: "runs/a:b".into(),
+                linear: None
+            },
             simulations: 200
         }
     );
     assert_eq!(hybrid.to_string(), "mcts:hybrid=runs/a:b:200");
+    // Its fast layer may be a linear evaluation instead of the hand-written one.
+    let layered = PlayerSpec::parse("mcts:hybrid=shipped,linear=w/c.toml:50").unwrap();
+    let PlayerSpec::Mcts { evaluator, .. } = &layered else {
+        panic!("{layered:?}")
+    };
+    assert_eq!(
+        (evaluator.model_path(), evaluator.linear_path()),
+        (Some("shipped"), Some("w/c.toml"))
+    );
+    assert_eq!(layered.to_string(), "mcts:hybrid=shipped,linear=w/c.toml:50");
     assert!(Player::<u128>::new(&hybrid, 1, &SearchConfig::default(), &classic_evaluator).is_err());
     assert!(Levels::parse(
         "[[level]]\nlevel = 1\nplayer = \"mcts:heuristic\"\nfallback = \"mcts:hybrid=shipped\"\n",

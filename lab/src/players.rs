@@ -66,16 +66,13 @@ impl Resolved {
     /// however the rules are spelled), else itself. Every player resolution goes through here
     /// (play, hints, analysis, the engine protocols), so they all play the same player.
     pub fn for_rules(&self, ruleset: &tafl_engine::Ruleset) -> Resolved {
+        // A shipped model or shipped linear weights that these rules lack.
         let missing = match &self.spec {
-            PlayerSpec::Mcts { evaluator, .. }
-                if evaluator.model_path() == Some(tafl_trainer::shipped::SHIPPED_PATH) =>
-            {
-                tafl_trainer::shipped::for_rules(ruleset).is_err()
+            PlayerSpec::Mcts { evaluator, .. } => {
+                let shipped = Some(tafl_trainer::shipped::SHIPPED_PATH);
+                (evaluator.model_path() == shipped && tafl_trainer::shipped::for_rules(ruleset).is_err())
+                    || (evaluator.linear_path() == shipped && shipped_linear(ruleset).is_err())
             }
-            PlayerSpec::Mcts {
-                evaluator: EvaluatorSpec::Linear(p),
-                ..
-            } if p == tafl_trainer::shipped::SHIPPED_PATH => shipped_linear(ruleset).is_err(),
             _ => false,
         };
         match &self.fallback {
@@ -337,18 +334,25 @@ pub fn evaluator_on<B: BitSet>(
 ) -> Result<Arc<dyn Evaluator<B>>, String> {
     match e {
         EvaluatorSpec::Model(path) => Ok(net(path, &rules.ruleset, inference)? as Arc<dyn Evaluator<B>>),
-        EvaluatorSpec::Hybrid(path) => Ok(Arc::new(Layered {
-            fast: Arc::new(Heuristic),
-            slow: net(path, &rules.ruleset, inference)? as Arc<dyn Evaluator<B>>,
+        EvaluatorSpec::Hybrid { model, linear } => Ok(Arc::new(Layered {
+            fast: match linear {
+                None => Arc::new(Heuristic),
+                Some(path) => Arc::new(linear_evaluation(path, rules)?),
+            },
+            slow: net(model, &rules.ruleset, inference)? as Arc<dyn Evaluator<B>>,
         })),
-        EvaluatorSpec::Linear(path) if path == tafl_trainer::shipped::SHIPPED_PATH => Ok(Arc::new(
-            tafl_engine::Linear::new(shipped_linear(&rules.ruleset)?, rules)?,
-        )),
-        EvaluatorSpec::Linear(path) => Ok(Arc::new(tafl_engine::Linear::load(
-            std::path::Path::new(path),
-            rules,
-        )?)),
+        EvaluatorSpec::Linear(path) => Ok(Arc::new(linear_evaluation(path, rules)?)),
         other => classic_evaluator(other),
+    }
+}
+
+/// The linear evaluation of a weights file (`shipped`: the rules' own, built in) for the rules
+/// in use.
+fn linear_evaluation<B: BitSet>(path: &str, rules: &Rules<B>) -> Result<tafl_engine::Linear, String> {
+    if path == tafl_trainer::shipped::SHIPPED_PATH {
+        tafl_engine::Linear::new(shipped_linear(&rules.ruleset)?, rules)
+    } else {
+        tafl_engine::Linear::load(std::path::Path::new(path), rules)
     }
 }
 

@@ -29,10 +29,16 @@ pub enum EvaluatorSpec {
     Heuristic,
     /// A trained model at a path; built by the caller's factory (the engine has no network).
     Model(String),
-    /// The [`Heuristic`] for every leaf and a trained model at a path for the nodes the
+    /// A fast evaluation for every leaf and a trained model at a path for the nodes the
     /// search visits often: a [`Layered`](super::Layered) evaluator, built by the caller's
     /// factory.
-    Hybrid(String),
+    Hybrid {
+        /// The trained model that refines the nodes visited often.
+        model: String,
+        /// The fast layer: a [`Linear`](super::Linear) weights file (`shipped`: the rules'
+        /// own), or `None` for the [`Heuristic`].
+        linear: Option<String>,
+    },
     /// A [`Linear`](super::Linear) evaluation read from a weights file (`tafl tune`), built
     /// for the rules in use by the caller's factory.
     Linear(String),
@@ -42,13 +48,22 @@ impl EvaluatorSpec {
     /// The path of the trained model this evaluator loads, if any.
     pub fn model_path(&self) -> Option<&str> {
         match self {
-            EvaluatorSpec::Model(p) | EvaluatorSpec::Hybrid(p) => Some(p),
+            EvaluatorSpec::Model(p) | EvaluatorSpec::Hybrid { model: p, .. } => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The linear weights file this evaluator reads, if any (alone, or as a hybrid's fast layer).
+    pub fn linear_path(&self) -> Option<&str> {
+        match self {
+            EvaluatorSpec::Linear(p) => Some(p),
+            EvaluatorSpec::Hybrid { linear, .. } => linear.as_deref(),
             _ => None,
         }
     }
 }
 
-/// A player as text: `random`, `greedy` (also read under its older name `heuristic`), `mcts:<uniform|rollout|heuristic|model=PATH|hybrid=PATH|linear=FILE>[:SIMS]`,
+/// A player as text: `random`, `greedy` (also read under its older name `heuristic`), `mcts:<uniform|rollout|heuristic|model=PATH|hybrid=PATH[,linear=FILE]|linear=FILE>[:SIMS]`,
 /// or another program: `htp:COMMAND`, `otep:COMMAND`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
@@ -76,7 +91,7 @@ pub enum PlayerSpec {
 impl PlayerSpec {
     /// Parses a spec; the error lists the accepted forms.
     pub fn parse(text: &str) -> Result<PlayerSpec, String> {
-        let forms = "accepted: random, greedy, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], mcts:hybrid=PATH[:SIMS], mcts:linear=FILE[:SIMS], htp:COMMAND, otep:COMMAND";
+        let forms = "accepted: random, greedy, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], mcts:hybrid=PATH[,linear=FILE][:SIMS], mcts:linear=FILE[:SIMS], htp:COMMAND, otep:COMMAND";
         let t = text.trim();
         if let Some((protocol, command)) = EngineProtocol::split_spec(t) {
             let command = command.trim();
@@ -123,7 +138,21 @@ impl PlayerSpec {
                 e.strip_prefix("linear="),
             ) {
                 (Some(path), _, _) if !path.is_empty() => EvaluatorSpec::Model(path.to_string()),
-                (_, Some(path), _) if !path.is_empty() => EvaluatorSpec::Hybrid(path.to_string()),
+                (_, Some(path), _) if !path.is_empty() => match path.split_once(",linear=") {
+                    None => EvaluatorSpec::Hybrid {
+                        model: path.to_string(),
+                        linear: None,
+                    },
+                    Some((model, linear)) if !model.is_empty() && !linear.is_empty() => EvaluatorSpec::Hybrid {
+                        model: model.to_string(),
+                        linear: Some(linear.to_string()),
+                    },
+                    Some(_) => {
+                        return Err(format!(
+                            "player `{t}`: a hybrid names its model and its linear weights: hybrid=PATH,linear=FILE"
+                        ))
+                    }
+                },
                 (_, _, Some(path)) if !path.is_empty() => EvaluatorSpec::Linear(path.to_string()),
                 _ => return Err(format!("player `{t}`: unknown evaluator `{e}`; {forms}")),
             },
@@ -157,7 +186,11 @@ impl std::fmt::Display for EvaluatorSpec {
             EvaluatorSpec::Rollout => f.write_str("rollout"),
             EvaluatorSpec::Heuristic => f.write_str("heuristic"),
             EvaluatorSpec::Model(p) => write!(f, "model={p}"),
-            EvaluatorSpec::Hybrid(p) => write!(f, "hybrid={p}"),
+            EvaluatorSpec::Hybrid { model, linear: None } => write!(f, "hybrid={model}"),
+            EvaluatorSpec::Hybrid {
+                model,
+                linear: Some(w),
+            } => write!(f, "hybrid={model},linear={w}"),
             EvaluatorSpec::Linear(p) => write!(f, "linear={p}"),
         }
     }
@@ -172,7 +205,7 @@ pub fn classic_evaluator<B: BitSet>(spec: &EvaluatorSpec) -> Result<Arc<dyn Eval
         EvaluatorSpec::Uniform => Ok(Arc::new(Uniform)),
         EvaluatorSpec::Rollout => Ok(Arc::new(Rollout::default())),
         EvaluatorSpec::Heuristic => Ok(Arc::new(Heuristic)),
-        EvaluatorSpec::Model(p) | EvaluatorSpec::Hybrid(p) => {
+        EvaluatorSpec::Model(p) | EvaluatorSpec::Hybrid { model: p, .. } => {
             Err(format!("model `{p}`: this build has no network support"))
         }
         EvaluatorSpec::Linear(p) => Err(format!(
