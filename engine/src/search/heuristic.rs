@@ -264,11 +264,19 @@ impl Heuristic {
     /// for the attackers, blocking the king's lines, closing in on it, sealing corners.
     pub fn prior_logits<B: BitSet>(rules: &Rules<B>, pos: &Position<B>, moves: &[Move]) -> Vec<f32> {
         let sq = PriorSquares::of(rules, pos, false);
-        let (side, king) = (pos.to_move(), pos.king());
-        moves
-            .iter()
-            .map(|m| sq.hand_logit(rules, side, m.from == king, m.to as usize))
-            .collect()
+        let king = pos.king();
+        // The side chosen once, outside the loop over the moves (this runs at every node), and
+        // the attackers never move the king.
+        match pos.to_move() {
+            Side::Defenders => moves
+                .iter()
+                .map(|m| sq.hand_logit(rules, Side::Defenders, m.from == king, m.to as usize))
+                .collect(),
+            Side::Attackers => moves
+                .iter()
+                .map(|m| sq.hand_logit(rules, Side::Attackers, false, m.to as usize))
+                .collect(),
+        }
     }
 }
 
@@ -371,13 +379,14 @@ impl<B: BitSet> PriorSquares<B> {
     /// The parts of a move to `to` (`king_move`: the king's).
     #[inline]
     pub fn parts(&self, rules: &Rules<B>, king_move: bool, to: usize) -> PriorParts {
-        let escape = rules.escape.has(to);
+        // Only the king's moves look at the escape squares (most moves are not his).
+        let escape = king_move && rules.escape.has(to);
         PriorParts {
             blocks_run: self.blocking.has(to),
             king_reach: self.reach1.has(to),
             near_king: self.near_king.has(to),
             corner_guard: self.guards.has(to),
-            king_escape: king_move && escape,
+            king_escape: escape,
             king_threat: king_move && !escape && self.escape_next(rules, to),
         }
     }
