@@ -3,7 +3,7 @@
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::time::Instant;
-use tafl_engine::{game_seed, random_game, with_board, BitSet, GameTally, Reason, Rules, Ruleset};
+use tafl_engine::{game_seed, random_game, with_board, BitSet, GameTally, Rules, Ruleset};
 
 /// Plays `games` random games of `rs` and prints the tallies.
 pub fn run(
@@ -94,17 +94,7 @@ pub fn report(id: &str, s: &GameTally, seed: u64, ply_limit: Option<u32>) -> Str
         "average length (plies, decided games): {:.2}\n",
         s.avg_decided_length()
     ));
-    let reasons = [
-        Reason::Escape,
-        Reason::KingCaptured,
-        Reason::ExitFort,
-        Reason::Encirclement,
-        Reason::Repetition,
-        Reason::NoMoves,
-        Reason::PlyLimit,
-        Reason::TurnLimit,
-    ];
-    let parts: Vec<String> = reasons
+    let parts: Vec<String> = GameTally::REASONS
         .iter()
         .filter(|r| s.by_reason[**r as usize] > 0)
         .map(|r| format!("{} {}", r.name(), s.by_reason[*r as usize]))

@@ -26,6 +26,19 @@ pub struct GameTally {
 }
 
 impl GameTally {
+    /// The ending reasons [`GameTally::by_reason`] counts, in its order (those a game's own
+    /// rules end it by; a clock, a forfeit or another program's verdict are not counted).
+    pub const REASONS: [Reason; 8] = [
+        Reason::Escape,
+        Reason::KingCaptured,
+        Reason::ExitFort,
+        Reason::Encirclement,
+        Reason::Repetition,
+        Reason::NoMoves,
+        Reason::PlyLimit,
+        Reason::TurnLimit,
+    ];
+
     /// Adds one finished game.
     pub fn add(&mut self, outcome: Outcome, plies: u32) {
         self.games += 1;
@@ -68,6 +81,29 @@ impl GameTally {
             0.0
         } else {
             self.decided_plies as f64 / self.decisive() as f64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each listed reason sits at the index `add` counts it under, so tables that walk
+    /// `REASONS` label every count with its own reason.
+    #[test]
+    fn reasons_follow_by_reason_order() {
+        for (i, reason) in GameTally::REASONS.iter().enumerate() {
+            let mut t = GameTally::default();
+            t.add(
+                Outcome {
+                    winner: None,
+                    reason: *reason,
+                },
+                10,
+            );
+            assert_eq!(t.by_reason[i], 1, "{reason:?} counted at another index");
+            assert_eq!(t.by_reason.iter().sum::<u64>(), 1);
         }
     }
 }

@@ -6,19 +6,7 @@ use super::{Plan, Row, Settings};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use tafl_engine::{GameTally, Reason};
-
-/// Ending reasons in the order [`tafl_engine::GameTally::by_reason`] counts them.
-pub(super) const REASONS: [Reason; 8] = [
-    Reason::Escape,
-    Reason::KingCaptured,
-    Reason::ExitFort,
-    Reason::Encirclement,
-    Reason::Repetition,
-    Reason::NoMoves,
-    Reason::PlyLimit,
-    Reason::TurnLimit,
-];
+use tafl_engine::GameTally;
 
 pub use crate::work::write_atomic;
 
@@ -37,7 +25,7 @@ pub fn csv(plan: &Plan, rows: &[Row]) -> String {
          decided_plies,total_plies,avg_length,defender_share,defender_low,defender_high,\
          attacker_share,attacker_low,attacker_high",
     );
-    for r in REASONS {
+    for r in GameTally::REASONS {
         out.push_str(&format!(",ended_{}", r.name().replace(' ', "_")));
     }
     out.push('\n');
@@ -148,7 +136,7 @@ impl JsonTally {
             decided_plies: s.decided_plies,
             total_plies: s.total_plies,
             avg_length: s.avg_decided_length(),
-            endings: REASONS
+            endings: GameTally::REASONS
                 .iter()
                 .map(|reason| (reason.name().to_string(), s.by_reason[*reason as usize]))
                 .collect(),
