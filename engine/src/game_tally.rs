@@ -22,7 +22,7 @@ pub struct GameTally {
     /// Plies summed over all games.
     pub total_plies: u64,
     /// Games per ending reason, indexed as [`Reason`] is declared.
-    pub by_reason: [u64; 8],
+    pub by_reason: [u64; GameTally::REASONS.len()],
 }
 
 impl GameTally {
