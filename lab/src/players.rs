@@ -301,12 +301,20 @@ const SHIPPED_LINEAR: [(&str, &str); 4] = [
 ];
 
 /// The shipped linear weights for `ruleset`: those of the built-in ruleset it plays the same
-/// game as (what a repetition does aside, as for the shipped networks), or why there are none.
+/// game as, or failing that the same game but for what a repetition does (as for the shipped
+/// networks: hnefatafl.org's Copenhagen, OpenTafl's hosting of rules that ignore repetitions),
+/// or why there are none.
 pub fn shipped_linear(ruleset: &tafl_engine::Ruleset) -> Result<tafl_engine::LinearWeights, String> {
-    let key = tafl_trainer::models::game_key(ruleset);
+    use tafl_trainer::models::{same_game, same_game_but_repetition};
+    let fitted = |r: &&(&str, &str)| tafl_engine::Ruleset::builtin(r.0);
     let (id, text) = SHIPPED_LINEAR
         .iter()
-        .find(|(r, _)| tafl_trainer::models::game_key(&tafl_engine::Ruleset::builtin(r)) == key)
+        .find(|r| same_game(&fitted(r), ruleset))
+        .or_else(|| {
+            SHIPPED_LINEAR
+                .iter()
+                .find(|r| same_game_but_repetition(&fitted(r), ruleset))
+        })
         .ok_or_else(|| {
             format!(
                 "no shipped linear evaluation for `{}` (shipped: {})",
@@ -444,6 +452,27 @@ mod tests {
         let float = evaluator_on(&shipped, &rules, Some(Inference::OnnxRuntime)).unwrap();
         assert!(int8.name().ends_with("(int8)"), "{}", int8.name());
         assert!(!float.name().contains("int8"), "{}", float.name());
+    }
+
+    #[test]
+    fn shipped_linear_weights_follow_the_game_what_a_repetition_does_aside() {
+        let ours = shipped_linear(&tafl_engine::Ruleset::builtin("copenhagen")).unwrap();
+        // hnefatafl.org's Copenhagen: the defenders may not repeat a board, a draw at ply 141.
+        let org = tafl_engine::Ruleset::builtin("copenhagen-hnefatafl-org");
+        let theirs = shipped_linear(&org).unwrap();
+        assert_eq!(theirs.ruleset, "copenhagen-hnefatafl-org");
+        assert_eq!(
+            tafl_engine::LinearWeights {
+                ruleset: ours.ruleset.clone(),
+                ..theirs
+            },
+            ours
+        );
+        // An exact match comes first; another game gets none.
+        let h = shipped_linear(&tafl_engine::Ruleset::builtin("hnefatafl")).unwrap();
+        assert_ne!(h.value, ours.value);
+        let err = shipped_linear(&tafl_engine::Ruleset::builtin("fetlar")).unwrap_err();
+        assert!(err.contains("no shipped linear evaluation for `fetlar`"), "{err}");
     }
 
     #[test]

@@ -179,6 +179,18 @@ pub fn same_game(a: &Ruleset, b: &Ruleset) -> bool {
     game_key(a) == game_key(b)
 }
 
+/// Whether `ruleset` is `own`'s game but for what a repetition does: what lets an evaluation
+/// fitted under `own` (a shipped network, a shipped linear evaluation) play it when no exact
+/// match exists. OpenTafl has no "ignore" (hosting rules with `repetition = "ignore"` it sends
+/// them back with its default, a draw), and hnefatafl.org's Copenhagen forbids the defenders
+/// to repeat a board where ours makes it their loss; the moves are the same but for the few a
+/// repetition rule forbids, which the search sees from the rules in play.
+pub fn same_game_but_repetition(own: &Ruleset, ruleset: &Ruleset) -> bool {
+    let mut alike = ruleset.clone();
+    alike.file.repetition = own.file.repetition;
+    same_game(own, &alike)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,9 +77,7 @@ pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), 
     }
     for m in SHIPPED {
         if let Ok(own) = m.ruleset() {
-            let mut alike = ruleset.clone();
-            alike.file.repetition = own.file.repetition;
-            if crate::models::same_game(&own, &alike) {
+            if crate::models::same_game_but_repetition(&own, ruleset) {
                 return Ok((m, own));
             }
         }
@@ -116,9 +114,7 @@ pub fn load_evaluator_on(
     // Encoded as in training, by the model's own rules, for its game (or the same but for
     // what a third occurrence does, whose plane the network never saw set); for another game
     // it was measured on (`OTHER_GAMES`), by that game's rules, as it was measured.
-    let mut ignoring = ruleset.clone();
-    ignoring.file.repetition = own.file.repetition;
-    let by = if crate::models::same_game(&own, &ignoring) {
+    let by = if crate::models::same_game_but_repetition(&own, ruleset) {
         &own
     } else {
         ruleset
