@@ -1,6 +1,7 @@
 //! Another program run as an engine (`htp:COMMAND`, `otep:COMMAND` players): started from
 //! its command line, spoken to in lines over its stdin and stdout with a time limit on every
-//! reply, its stderr kept (the last lines, for messages), killed when dropped.
+//! reply, its stderr kept (the last lines and the start of a crash report, for messages),
+//! killed when dropped.
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Write};
@@ -12,6 +13,66 @@ use tafl_engine::input::{printable, read_line, Line, LINE_LIMIT, QUOTE_LIMIT};
 
 /// Lines of the program's stderr kept for messages.
 const STDERR_LINES: usize = 8;
+
+/// How the crash reports of common runtimes begin (Rust's panic, Python's traceback, Java's
+/// uncaught exception, C++'s terminate): the lines that say what went wrong, which a long
+/// backtrace after them would push out of the last [`STDERR_LINES`].
+const CRASH_MARKERS: [&str; 4] = [
+    "panicked at",
+    "Traceback (most recent call last)",
+    "Exception in thread",
+    "terminate called",
+];
+
+/// Lines kept from the last crash report's start: the marker line and what follows it (a
+/// Rust panic's message is on the line after `panicked at FILE:LINE:COL:`).
+const CRASH_LINES: usize = 3;
+
+/// What the program printed on stderr, as messages quote it.
+#[derive(Default)]
+struct StderrKept {
+    /// The last [`STDERR_LINES`] lines.
+    tail: VecDeque<String>,
+    /// The first [`CRASH_LINES`] lines of the last crash report, if one began.
+    crash: Vec<String>,
+    /// Lines printed since the last crash report began, its marker included (to know when
+    /// it left the tail).
+    since_crash: usize,
+}
+
+impl StderrKept {
+    fn push(&mut self, line: String) {
+        if CRASH_MARKERS.iter().any(|m| line.contains(m)) {
+            self.crash = vec![line.clone()];
+            self.since_crash = 1;
+        } else if !self.crash.is_empty() {
+            // The report's first lines follow its marker without a gap.
+            if self.crash.len() == self.since_crash && self.crash.len() < CRASH_LINES {
+                self.crash.push(line.clone());
+            }
+            self.since_crash = self.since_crash.saturating_add(1);
+        }
+        if self.tail.len() == STDERR_LINES {
+            self.tail.pop_front();
+        }
+        self.tail.push_back(line);
+    }
+
+    /// `; its stderr ended with: ...`, led by the crash report's start where the tail no
+    /// longer holds it; empty when the program printed nothing.
+    fn message(&self) -> String {
+        if self.tail.is_empty() {
+            return String::new();
+        }
+        let join = |lines: &mut dyn Iterator<Item = &String>| lines.cloned().collect::<Vec<_>>().join(" | ");
+        let crash = if !self.crash.is_empty() && self.since_crash > self.tail.len() {
+            format!("; its crash report began: {}", join(&mut self.crash.iter()))
+        } else {
+            String::new()
+        };
+        format!("{crash}; its stderr ended with: {}", join(&mut self.tail.iter()))
+    }
+}
 
 /// What went wrong reading a reply.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,7 +105,7 @@ pub struct EngineProcess {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<Result<Line, String>>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
+    stderr: Arc<Mutex<StderrKept>>,
     /// The program's output has ended (no line will come).
     closed: bool,
 }
@@ -120,7 +181,7 @@ impl EngineProcess {
                 }
             }
         });
-        let kept: Arc<Mutex<VecDeque<String>>> = Arc::default();
+        let kept: Arc<Mutex<StderrKept>> = Arc::default();
         let tail = kept.clone();
         std::thread::spawn(move || {
             let mut err = BufReader::new(stderr);
@@ -130,11 +191,9 @@ impl EngineProcess {
                     Ok(Line::TooLong(n)) => format!("({n} bytes)"),
                     Ok(Line::End) | Err(_) => return,
                 };
-                let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
-                if t.len() == STDERR_LINES {
-                    t.pop_front();
-                }
-                t.push_back(printable(&text, false, QUOTE_LIMIT));
+                tail.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(printable(&text, false, QUOTE_LIMIT));
             }
         });
         Ok(EngineProcess {
@@ -183,19 +242,12 @@ impl EngineProcess {
         }
     }
 
-    /// The last lines of its stderr, `; stderr: ...` (empty when it printed none).
+    /// The last lines of its stderr, `; its stderr ended with: ...`, led by the start of a
+    /// crash report that a backtrace pushed out of them (empty when it printed nothing).
     pub fn stderr_tail(&self) -> String {
         // A program that just exited may still be flushing stderr.
         std::thread::sleep(Duration::from_millis(20));
-        let t = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
-        if t.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; its stderr ended with: {}",
-                t.iter().cloned().collect::<Vec<_>>().join(" | ")
-            )
-        }
+        self.stderr.lock().unwrap_or_else(|p| p.into_inner()).message()
     }
 }
 
@@ -227,6 +279,34 @@ mod tests {
     fn a_program_that_cannot_start_is_named() {
         let e = EngineProcess::start("/nonexistent/engine --x").err().unwrap();
         assert!(e.contains("/nonexistent/engine"), "{e}");
+    }
+
+    #[test]
+    fn a_crash_report_is_quoted_from_its_start_after_a_long_backtrace() {
+        let mut kept = StderrKept::default();
+        assert_eq!(kept.message(), "");
+        kept.push("info: thinking".into());
+        kept.push("thread 'main' panicked at src/game.rs:1:2:".into());
+        kept.push("index out of bounds".into());
+        // Short enough: the tail still holds it, quoted once.
+        let m = kept.message();
+        assert_eq!(m.matches("index out of bounds").count(), 1, "{m}");
+        assert!(!m.contains("crash report began"), "{m}");
+        for i in 0..20 {
+            kept.push(format!("{i}: frame"));
+        }
+        let m = kept.message();
+        assert!(
+            m.starts_with("; its crash report began: thread 'main' panicked at src/game.rs:1:2: | index out of bounds | 0: frame; its stderr ended with: 12: frame"),
+            "{m}"
+        );
+        assert!(m.ends_with("19: frame"), "{m}");
+        // A program that printed no crash report is quoted by its tail alone.
+        let mut calm = StderrKept::default();
+        for i in 0..20 {
+            calm.push(format!("{i}: info"));
+        }
+        assert!(calm.message().starts_with("; its stderr ended with: 12: info"));
     }
 
     #[test]
