@@ -64,13 +64,13 @@ impl StderrKept {
         if self.tail.is_empty() {
             return String::new();
         }
-        let join = |lines: &mut dyn Iterator<Item = &String>| lines.cloned().collect::<Vec<_>>().join(" | ");
         let crash = if !self.crash.is_empty() && self.since_crash > self.tail.len() {
-            format!("; its crash report began: {}", join(&mut self.crash.iter()))
+            format!("; its crash report began: {}", self.crash.join(" | "))
         } else {
             String::new()
         };
-        format!("{crash}; its stderr ended with: {}", join(&mut self.tail.iter()))
+        let tail: Vec<&str> = self.tail.iter().map(String::as_str).collect();
+        format!("{crash}; its stderr ended with: {}", tail.join(" | "))
     }
 }
 
