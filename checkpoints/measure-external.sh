@@ -3,7 +3,7 @@
 # package hnefatafl-copenhagen, its alpha-beta AI at its default depth 4 over HTP) under
 # Copenhagen, our side at MOVETIME seconds a move, in colour-swapped pairs from shared
 # random openings. Each pair is its own arena, so that an interrupted measurement keeps the
-# pairs it finished (one log each in OUT):
+# pairs it finished (one log each in OUT, and each pair's games as records in OUT/games-S):
 #
 #   tafl arena PLAYER htp:ENGINE --rules copenhagen-hnefatafl-org --games 2 --seed S --movetime 1 \
 #       --opening-plies 4 --threads 2 --search-threads 1          (S = SEED .. SEED+PAIRS-1)
@@ -60,9 +60,10 @@ for ((s = seed; s < seed + pairs; s++)); do
     continue # finished before
   fi
   echo "pair $s: $player vs htp:$engine ..." >&2
+  rm -rf "$out/games-$s" # an interrupted pair's records
   "$tafl" --inference "${INFERENCE:-auto}" arena "$player" "htp:$engine" --rules copenhagen-hnefatafl-org --games 2 --seed "$s" \
     --movetime "$movetime" --opening-plies 4 --threads "$threads" \
-    --search-threads "$search_threads" >"$log.tmp"
+    --search-threads "$search_threads" --records "$out/games-$s" >"$log.tmp"
   mv "$log.tmp" "$log"
 done
 # Totals over the finished pairs of this range.

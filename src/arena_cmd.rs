@@ -2,7 +2,11 @@
 //! The games are played by the trainer's match code, the same that plays arenas and ladders
 //! inside a training run.
 
-use tafl_engine::{play_match_from, FinishedGame, MatchResult, MatchSettings, OpeningSuite, Openings};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use tafl_engine::{
+    play_match_from, FinishedGame, GameRecord, MatchResult, MatchSettings, OpeningSuite, Openings,
+};
 use tafl_engine::{with_board, BitSet, Rules, Ruleset, Side, ThinkingLimit};
 use tafl_lab::players::{build, Resolved};
 
@@ -51,6 +55,8 @@ pub struct Settings {
     /// How those threads share a search, when given (`--parallel`): it replaces the players'
     /// own; `None` keeps each player's (a level's `parallel`, else root).
     pub parallel: Option<tafl_engine::Parallelism>,
+    /// The folder that receives each game's record as it ends (`--records`).
+    pub records: Option<PathBuf>,
 }
 
 /// A word of a shell command line: as it is when it is plain, else in single quotes.
@@ -126,6 +132,58 @@ fn game_line(g: &FinishedGame, games: u64) -> String {
         line.push_str(&format!(" [{why}]"));
     }
     line
+}
+
+/// The file of game `game` (from 0) of a match of `games` in a records folder:
+/// `game-0001.txt`, numbered from 1 and padded to the widest number, so that the files sort
+/// in game order.
+pub fn record_file(game: u64, games: u64) -> String {
+    let width = games.max(1).to_string().len().max(4);
+    format!("game-{:0width$}.txt", game + 1)
+}
+
+/// A finished game's record as `--records` writes it: who played which side, the game's
+/// number and the match that played it (its rerun line), then the engine's tags (rules,
+/// start position, ply limit, result, how it ended) and, for a game another program ended
+/// outside the rules, what happened.
+pub fn game_record(g: &FinishedGame, a: &str, b: &str, games: u64, rerun: &str) -> GameRecord {
+    let (attackers, defenders) = match g.a_side {
+        Side::Attackers => (a, b),
+        Side::Defenders => (b, a),
+    };
+    let mut rec = GameRecord::default();
+    rec.push_tag("Attackers", attackers);
+    rec.push_tag("Defenders", defenders);
+    rec.push_tag(
+        "Game",
+        &format!("{} of {games} (pair {})", g.game + 1, g.game / 2 + 1),
+    );
+    rec.push_tag("Match", rerun);
+    for (k, v) in &g.record.tags {
+        rec.push_tag(k, v);
+    }
+    if let Some(why) = &g.stopped {
+        rec.push_tag("Stopped", why);
+    }
+    rec.moves = g.record.moves.clone();
+    rec
+}
+
+/// Makes the records folder, or refuses one that already holds game records (a folder of
+/// two matches' games would read as one match).
+fn records_folder(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("--records `{}`: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("--records `{}`: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("game-") && name.ends_with(".txt") {
+            return Err(format!(
+                "--records `{}` already holds game records (`{name}`); give a new or empty folder",
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Per-side tallies and the Elo estimate, as printed by `tafl arena`.
@@ -218,12 +276,21 @@ impl SuiteSpread {
     }
 }
 
+/// Where and how `--records` writes the games of a match.
+struct RecordsOut<'a> {
+    dir: &'a Path,
+    rerun: &'a str,
+    /// The first write that failed: the match goes on, and the command reports it at the end.
+    failed: Mutex<Option<String>>,
+}
+
 fn play<B: BitSet>(
     rules: &Rules<B>,
     a: &Resolved,
     b: &Resolved,
     settings: &MatchSettings,
     suite: Option<&OpeningSuite>,
+    records: Option<&RecordsOut>,
     bar: &indicatif::ProgressBar,
 ) -> Result<MatchResult, String> {
     let games = settings.games.div_ceil(2) as u64 * 2;
@@ -243,18 +310,30 @@ fn play<B: BitSet>(
         openings,
         &|g| {
             bar.suspend(|| eprintln!("{}", game_line(g, games)));
+            if let Some(out) = records {
+                let rec = game_record(g, &a.label, &b.label, games, out.rerun);
+                let path = out.dir.join(record_file(g.game, games));
+                if let Err(e) = tafl_lab::work::write_atomic(&path, rec.to_text().as_bytes()) {
+                    bar.suspend(|| eprintln!("warning: --records: {e}"));
+                    out.failed
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(e);
+                }
+            }
             bar.inc(1);
         },
     )
 }
 
-/// Runs the command.
+/// Runs the command; `rerun` is its command line, which each written record names.
 pub fn run(
     rs: &Ruleset,
     a: &Resolved,
     b: &Resolved,
     settings: &Settings,
     threads: Option<usize>,
+    rerun: &str,
 ) -> Result<(), String> {
     let games = settings
         .games
@@ -262,6 +341,14 @@ pub fn run(
         .checked_mul(2)
         .and_then(|g| u32::try_from(g).ok())
         .ok_or_else(|| format!("--games: {} is too many", settings.games))?;
+    if let Some(dir) = &settings.records {
+        records_folder(dir)?;
+    }
+    let records = settings.records.as_deref().map(|dir| RecordsOut {
+        dir,
+        rerun,
+        failed: Mutex::new(None),
+    });
     let pool = crate::common::pool(threads)?;
     let match_settings = MatchSettings {
         games,
@@ -291,8 +378,9 @@ pub fn run(
     let bar = crate::common::progress_bar(games as u64, "arena");
     // Inside the pool, so that network players batch for as many callers as there are threads.
     let suite = settings.openings.as_ref().map(|s| &s.suite);
-    let result =
-        pool.install(|| with_board!(rs, B, rules => play::<B>(&rules, a, b, &match_settings, suite, &bar)))?;
+    let result = pool.install(
+        || with_board!(rs, B, rules => play::<B>(&rules, a, b, &match_settings, suite, records.as_ref(), &bar)),
+    )?;
     bar.finish_and_clear();
     print!("{}", report(&a.label, &b.label, &result));
     if let Some(s) = &settings.openings {
@@ -332,6 +420,12 @@ pub fn run(
     if let Some(line) = networks_line(a, b) {
         println!("{line}");
     }
+    if let Some(out) = records {
+        if let Some(e) = out.failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(format!("--records: not every game was written: {e}"));
+        }
+        println!("records: one file a game in {}", out.dir.display());
+    }
     Ok(())
 }
 
@@ -366,6 +460,7 @@ mod tests {
             plies: 67,
             on_time: false,
             stopped: None,
+            record: GameRecord::default(),
         };
         assert_eq!(
             game_line(&g, 40),
@@ -384,6 +479,57 @@ mod tests {
         );
         let won = FinishedGame { score: 1.0, ..g };
         assert!(game_line(&won, 2).contains("A wins"));
+    }
+
+    #[test]
+    fn a_written_record_names_each_sides_player_and_why_another_program_stopped() {
+        assert_eq!(record_file(0, 2), "game-0001.txt");
+        assert_eq!(record_file(11_999, 20_000), "game-12000.txt");
+        assert_eq!(record_file(41, 100_000), "game-000042.txt");
+        let engine_tags = GameRecord {
+            tags: vec![
+                ("Rules".into(), "brandubh".into()),
+                ("Result".into(), "defenders".into()),
+                ("Termination".into(), "forfeit".into()),
+            ],
+            moves: vec!["d1-b1".into(), "d3-b3".into(), "a4-a2".into()],
+        };
+        let g = FinishedGame {
+            game: 5,
+            a_side: Side::Defenders,
+            score: 1.0,
+            plies: 3,
+            on_time: false,
+            stopped: Some(
+                "game 6 (A defenders), B: forfeit after 3 plies: it crashed:\npanicked at x".into(),
+            ),
+            record: engine_tags,
+        };
+        let rec = game_record(
+            &g,
+            "mcts:linear=shipped",
+            "htp:their-engine --depth 3",
+            8,
+            "tafl arena ...",
+        );
+        let text = rec.to_text();
+        let back = GameRecord::parse(&text).unwrap();
+        assert_eq!(back, rec, "{text}");
+        assert_eq!(
+            back.tag("Attackers"),
+            Some("htp:their-engine --depth 3"),
+            "B attacks in game 6"
+        );
+        assert_eq!(back.tag("Defenders"), Some("mcts:linear=shipped"));
+        assert_eq!(back.tag("Game"), Some("6 of 8 (pair 3)"));
+        assert_eq!(back.tag("Match"), Some("tafl arena ..."));
+        assert_eq!(back.tag("Result"), Some("defenders"));
+        assert_eq!(
+            back.tag("Stopped"),
+            Some("game 6 (A defenders), B: forfeit after 3 plies: it crashed: panicked at x"),
+            "a line break in a program's message does not break the record"
+        );
+        assert_eq!(back.moves, ["d1-b1", "d3-b3", "a4-a2"]);
     }
 
     #[test]
@@ -420,6 +566,7 @@ mod tests {
             limit: ThinkingLimit::Simulations,
             search_threads: None,
             parallel: None,
+            records: None,
         };
         assert_eq!(
             command_line("mcts:model=shipped:100", "mcts:heuristic:100", "brandubh", &s),

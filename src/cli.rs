@@ -390,6 +390,13 @@ struct ArenaArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// A folder that receives each game as a game record as it ends (`game-0001.txt`, ...:
+    /// the players of each side, the match's rerun line, the start position, the moves, the
+    /// result and how the game ended, with what another program did where it ended one
+    /// outside the rules). `tafl records eval FOLDER` reads them. The folder is made; one that
+    /// already holds game records is refused.
+    #[arg(long, value_name = "FOLDER")]
+    records: Option<std::path::PathBuf>,
 }
 
 /// The arguments of `tafl openings`.
@@ -973,6 +980,7 @@ impl ArenaArgs {
             exploration,
             think,
             threads,
+            records,
         } = self;
         let rs = rules.ruleset;
         let (a_spec, b_spec) = (a, b);
@@ -1019,9 +1027,10 @@ impl ArenaArgs {
             limit: think.limit()?,
             search_threads: think.given_search_threads()?,
             parallel: think.parallel,
+            records,
         };
         let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules.text, &settings);
-        crate::arena_cmd::run(&rs, &a, &b, &settings, threads)?;
+        crate::arena_cmd::run(&rs, &a, &b, &settings, threads, &rerun)?;
         println!("rerun: {rerun}");
         Ok(())
     }

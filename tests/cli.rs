@@ -529,3 +529,107 @@ fn bench_times_the_players_asked_for_and_refuses_ones_that_cannot_play() {
         }
     }
 }
+
+#[test]
+fn arena_writes_each_game_as_a_record_that_replays_and_reads_back() {
+    use tafl_engine::{GameRecord, Rules, Ruleset};
+    let dir = std::env::temp_dir().join(format!("tafl-arena-records-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    let records = dir.join("games");
+    let args = |folder: &std::path::Path, extra: &[&str]| {
+        let mut v: Vec<String> = [
+            "arena",
+            "mcts:heuristic:20",
+            "greedy",
+            "--rules",
+            "brandubh",
+            "--seed",
+            "4",
+            "--ply-limit",
+            "80",
+            "--records",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.push(folder.to_str().unwrap().to_string());
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let run = |v: &[String]| {
+        let v: Vec<&str> = v.iter().map(|s| s.as_str()).collect();
+        tafl(&v)
+    };
+    let (ok, out, err) = run(&args(&records, &["--games", "6"]));
+    assert!(ok, "{err}");
+    let rs = Ruleset::builtin("brandubh");
+    let rules = Rules::<u128>::new(&rs).unwrap();
+    // A's (wins, draws, losses) as attackers and as defenders, from the records alone.
+    let mut tally = [(0, 0, 0), (0, 0, 0)];
+    for g in 1..=6u32 {
+        let path = records.join(format!("game-{g:04}.txt"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let rec = GameRecord::parse(&text).unwrap();
+        let game = rec.replay(&rules).unwrap_or_else(|e| panic!("{text}\n{e}"));
+        let a_attacks = g % 2 == 1;
+        let (att, def) = if a_attacks {
+            ("mcts:heuristic:20", "greedy")
+        } else {
+            ("greedy", "mcts:heuristic:20")
+        };
+        assert_eq!(rec.tag("Attackers"), Some(att), "{text}");
+        assert_eq!(rec.tag("Defenders"), Some(def), "{text}");
+        assert_eq!(
+            rec.tag("Game").unwrap(),
+            format!("{g} of 6 (pair {})", g.div_ceil(2))
+        );
+        assert!(
+            rec.tag("Match")
+                .unwrap()
+                .starts_with("tafl arena mcts:heuristic:20 greedy --rules brandubh --games 6 --seed 4"),
+            "{text}"
+        );
+        let outcome = game
+            .outcome()
+            .unwrap_or_else(|| panic!("every game ends: {text}"));
+        assert_eq!(rec.tag("Result"), Some(outcome.result_text()), "{text}");
+        let side = &mut tally[usize::from(!a_attacks)];
+        match outcome.winner {
+            None => side.1 += 1,
+            Some(w) if (w == tafl_engine::Side::Attackers) == a_attacks => side.0 += 1,
+            Some(_) => side.2 += 1,
+        }
+    }
+    assert!(!records.join("game-0007.txt").exists());
+    for (name, (w, d, l)) in ["attackers", "defenders"].iter().zip(tally) {
+        let row = format!("{name:<12} {w:>6} {d:>6} {l:>6}");
+        assert!(out.contains(&row), "the records give `{row}`:\n{out}");
+    }
+    // The records are an archive `tafl records` reads.
+    let (ok, eval, err) = tafl(&[
+        "records",
+        "eval",
+        records.to_str().unwrap(),
+        "--rules",
+        "brandubh",
+        "--split",
+        "all",
+    ]);
+    assert!(ok, "{err}");
+    assert!(eval.contains("6 games read"), "{eval}");
+    // A folder that holds a match's records is not written into again.
+    let (ok, _, err) = run(&args(&records, &["--games", "2"]));
+    assert!(!ok && err.contains("already holds game records"), "{err}");
+    // From a suite, a record starts at its position.
+    let suite = dir.join("suite");
+    let (ok, _, err) = run(&args(
+        &suite,
+        &["--games", "2", "--openings", "checkpoints/openings/brandubh.txt"],
+    ));
+    assert!(ok, "{err}");
+    let text = std::fs::read_to_string(suite.join("game-0001.txt")).unwrap();
+    let rec = GameRecord::parse(&text).unwrap();
+    assert!(rec.tag("Position").is_some(), "{text}");
+    rec.replay(&rules).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+}

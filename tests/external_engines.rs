@@ -124,6 +124,8 @@ fn a_levels_file_can_name_another_program() {
 fn a_program_that_answers_an_illegal_move_loses_every_game_and_the_report_says_why() {
     // A corner square is always empty: `a1 a2` is never legal.
     let bad = "htp:sh -c 'while read -r l; do case \"$l\" in generate_move*) echo \"= play attacker a1 a2\";; *) echo \"= \";; esac; done'";
+    let records = std::env::temp_dir().join(format!("tafl-forfeit-records-{}", std::process::id()));
+    std::fs::remove_dir_all(&records).ok();
     let (ok, out, err) = tafl(
         &[
             "arena",
@@ -133,6 +135,8 @@ fn a_program_that_answers_an_illegal_move_loses_every_game_and_the_report_says_w
             "brandubh",
             "--games",
             "4",
+            "--records",
+            records.to_str().unwrap(),
         ],
         &[],
     );
@@ -140,6 +144,16 @@ fn a_program_that_answers_an_illegal_move_loses_every_game_and_the_report_says_w
     assert_eq!(totals(&out), (4, 0, 0), "{out}");
     assert!(out.contains("4 game(s) ended outside the rules"), "{out}");
     assert!(out.contains("forfeit") && out.contains("a1 a2"), "{out}");
+    // Each game's record keeps the verdict and what the program did.
+    for g in 1..=4 {
+        let text = std::fs::read_to_string(records.join(format!("game-{g:04}.txt"))).unwrap();
+        let rec = tafl_engine::GameRecord::parse(&text).unwrap();
+        let ours = if g % 2 == 1 { "attackers" } else { "defenders" };
+        assert_eq!(rec.tag("Result"), Some(ours), "{text}");
+        assert_eq!(rec.tag("Termination"), Some("forfeit"), "{text}");
+        assert!(rec.tag("Stopped").is_some_and(|s| s.contains("a1 a2")), "{text}");
+    }
+    std::fs::remove_dir_all(&records).ok();
     // A program that does not start is an error of the match, named.
     let (ok, _, err) = tafl(
         &[
@@ -191,6 +205,12 @@ fn the_external_match_script_plays_pairs_keeps_them_and_runs_the_network_as_aske
     // The report says which engine ran the network, and its rerun line asks for the same.
     assert!(log.contains("networks: A: int8; B: none"), "{log}");
     assert!(log.contains("rerun: tafl --inference int8 arena "), "{log}");
+    // The pair's games are kept as records, each naming the program it played.
+    for g in ["game-0001.txt", "game-0002.txt"] {
+        let text = std::fs::read_to_string(out_dir.join("games-1").join(g)).unwrap();
+        assert!(text.contains("[Rules \"copenhagen-hnefatafl-org\"]"), "{text}");
+        assert!(text.contains(" engine --protocol htp "), "{text}");
+    }
     let (stdout, stderr) = run("2");
     assert!(
         !stderr.contains("pair 1:") && stderr.contains("pair 2:"),

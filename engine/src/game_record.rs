@@ -26,6 +26,22 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// The longest tag value [`GameRecord::push_tag`] keeps, in characters.
+    pub const MAX_TAG_VALUE: usize = 1000;
+
+    /// Adds a tag with its value made writable: a tag is one line, so line breaks and other
+    /// control characters become spaces, and a value is cut at [`GameRecord::MAX_TAG_VALUE`] characters
+    /// (another program's error message can be long). `key` is letters and digits.
+    pub fn push_tag(&mut self, key: &str, value: &str) {
+        debug_assert!(!key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric()));
+        let value: String = value
+            .chars()
+            .take(Self::MAX_TAG_VALUE)
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        self.tags.push((key.to_string(), value));
+    }
+
     /// The value of a tag.
     pub fn tag(&self, key: &str) -> Option<&str> {
         self.tags.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())

@@ -142,3 +142,15 @@ proptest! {
         let _ = position_from_record(&r, &text, Side::Defenders);
     }
 }
+
+#[test]
+fn a_tag_pushed_with_line_breaks_or_at_any_length_stays_one_line() {
+    let mut rec = GameRecord::default();
+    rec.push_tag("Stopped", "it crashed:\npanicked at \"x\"\r\n\tnote");
+    rec.push_tag("Long", &"y".repeat(5000));
+    let text = rec.to_text();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    let back = GameRecord::parse(&text).unwrap();
+    assert_eq!(back.tag("Stopped"), Some("it crashed: panicked at \"x\"   note"));
+    assert_eq!(back.tag("Long").map(str::len), Some(GameRecord::MAX_TAG_VALUE));
+}

@@ -5,6 +5,7 @@ use super::player::Player;
 use super::time::{Clock, ThinkingLimit};
 use crate::bitset::BitSet;
 use crate::game::Game;
+use crate::game_record::GameRecord;
 use crate::outcome::{Outcome, Reason};
 use crate::random::game_seed;
 use crate::rules::Rules;
@@ -211,6 +212,10 @@ pub struct FinishedGame {
     pub on_time: bool,
     /// What ended the game outside the rules (another program's forfeit or verdict).
     pub stopped: Option<String>,
+    /// The game as a record: rules, start position (when not the rules' own), ply limit,
+    /// moves, result and how it ended. A host adds its own tags (the players, say) and
+    /// writes it out; `tafl arena --records` does.
+    pub record: GameRecord,
 }
 
 /// Mixed into the match seed for the openings, so they do not share a stream with the players.
@@ -386,6 +391,7 @@ pub fn play_match_from<B: BitSet>(
                     score: score_for(game.outcome(), a_side),
                     plies: game.ply(),
                     on_time: game.outcome().is_some_and(|o| o.reason == Reason::Time),
+                    record: GameRecord::from_game(rules, &game),
                     stopped: [("A", &pa), ("B", &pb)].into_iter().find_map(|(who, p)| {
                         let s = p.stopped.as_ref()?;
                         Some(format!(
