@@ -326,7 +326,8 @@ fn play<B: BitSet>(
     )
 }
 
-/// Runs the command; `rerun` is its command line, which each written record names.
+/// Runs the command; `rerun` is its command line, printed last and named by each written
+/// record.
 pub fn run(
     rs: &Ruleset,
     a: &Resolved,
@@ -420,13 +421,19 @@ pub fn run(
     if let Some(line) = networks_line(a, b) {
         println!("{line}");
     }
-    if let Some(out) = records {
-        if let Some(e) = out.failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            return Err(format!("--records: not every game was written: {e}"));
+    let failed = match records {
+        Some(out) => {
+            println!("records: one file a game in {}", out.dir.display());
+            out.failed.into_inner().unwrap_or_else(|p| p.into_inner())
         }
-        println!("records: one file a game in {}", out.dir.display());
+        None => None,
+    };
+    // Before a records error: the match itself was played and reported.
+    println!("rerun: {rerun}");
+    match failed {
+        Some(e) => Err(format!("--records: not every game was written: {e}")),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Which engine runs each player's network (`networks: A: int8; B: none`), or `None` when
@@ -526,7 +533,7 @@ mod tests {
         assert_eq!(back.tag("Result"), Some("defenders"));
         assert_eq!(
             back.tag("Stopped"),
-            Some("game 6 (A defenders), B: forfeit after 3 plies: it crashed: panicked at x"),
+            Some("game 6 (A defenders), B: forfeit after 3 plies: it crashed:\\npanicked at x"),
             "a line break in a program's message does not break the record"
         );
         assert_eq!(back.moves, ["d1-b1", "d3-b3", "a4-a2"]);

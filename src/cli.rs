@@ -1030,9 +1030,7 @@ impl ArenaArgs {
             records,
         };
         let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules.text, &settings);
-        crate::arena_cmd::run(&rs, &a, &b, &settings, threads, &rerun)?;
-        println!("rerun: {rerun}");
-        Ok(())
+        crate::arena_cmd::run(&rs, &a, &b, &settings, threads, &rerun)
     }
 }
 

@@ -153,6 +153,29 @@ fn a_program_that_answers_an_illegal_move_loses_every_game_and_the_report_says_w
         assert_eq!(rec.tag("Termination"), Some("forfeit"), "{text}");
         assert!(rec.tag("Stopped").is_some_and(|s| s.contains("a1 a2")), "{text}");
     }
+    // As an archive, those games have no result (a forfeit says nothing sure about who was
+    // winning), and a writer's hidden temporary file is not a game.
+    std::fs::write(records.join(".game-0005.txt.tmp"), "[Rules \"brandubh\"]\n1. d1-").unwrap();
+    let (ok, eval, err) = tafl(
+        &[
+            "records",
+            "eval",
+            records.to_str().unwrap(),
+            "--rules",
+            "brandubh",
+            "--split",
+            "all",
+        ],
+        &[],
+    );
+    assert!(ok, "{err}");
+    assert!(eval.contains("4 games read"), "{eval}");
+    let all = eval
+        .lines()
+        .find(|l| l.starts_with("| prior: heuristic") && l.contains("| all |"))
+        .unwrap_or_else(|| panic!("{eval}"));
+    let cells: Vec<&str> = all.split('|').map(str::trim).collect();
+    assert_eq!(cells[6], "0", "positions with a result: {all}");
     std::fs::remove_dir_all(&records).ok();
     // A program that does not start is an error of the match, named.
     let (ok, _, err) = tafl(

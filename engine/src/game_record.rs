@@ -26,19 +26,17 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// The longest tag value [`GameRecord::push_tag`] keeps, in characters.
-    pub const MAX_TAG_VALUE: usize = 1000;
+    /// The longest tag value [`GameRecord::push_tag`] keeps, in characters (a program's
+    /// crash report quoted whole fits).
+    pub const MAX_TAG_VALUE: usize = 4000;
 
     /// Adds a tag with its value made writable: a tag is one line, so line breaks and other
-    /// control characters become spaces, and a value is cut at [`GameRecord::MAX_TAG_VALUE`] characters
-    /// (another program's error message can be long). `key` is letters and digits.
+    /// control characters are escaped (`\n`), and a value longer than
+    /// [`GameRecord::MAX_TAG_VALUE`] characters is cut there and marked `…`. `key` is letters
+    /// and digits.
     pub fn push_tag(&mut self, key: &str, value: &str) {
         debug_assert!(!key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric()));
-        let value: String = value
-            .chars()
-            .take(Self::MAX_TAG_VALUE)
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
+        let value = crate::input::printable(value, false, Self::MAX_TAG_VALUE);
         self.tags.push((key.to_string(), value));
     }
 

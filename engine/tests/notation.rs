@@ -151,6 +151,16 @@ fn a_tag_pushed_with_line_breaks_or_at_any_length_stays_one_line() {
     let text = rec.to_text();
     assert_eq!(text.lines().count(), 2, "{text}");
     let back = GameRecord::parse(&text).unwrap();
-    assert_eq!(back.tag("Stopped"), Some("it crashed: panicked at \"x\"   note"));
-    assert_eq!(back.tag("Long").map(str::len), Some(GameRecord::MAX_TAG_VALUE));
+    assert_eq!(
+        back.tag("Stopped"),
+        Some(r#"it crashed:\npanicked at "x"\r\n\tnote"#),
+        "escaped, as a terminal shows it"
+    );
+    let long = back.tag("Long").unwrap();
+    assert_eq!(
+        long.chars().count(),
+        GameRecord::MAX_TAG_VALUE + 1,
+        "cut and marked"
+    );
+    assert!(long.ends_with("y…"));
 }

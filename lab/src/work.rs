@@ -32,5 +32,9 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> 
     let tmp = path.with_file_name(format!(".{name}.tmp"));
     std::fs::write(&tmp, bytes)
         .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+        .map_err(|e| {
+            // A full disk may have left part of the temporary file: it is nobody's output.
+            let _ = std::fs::remove_file(&tmp);
+            format!("cannot write `{}`: {e}", path.display())
+        })
 }

@@ -180,7 +180,13 @@ pub fn read_records<B: BitSet>(rules: &Rules<B>, path: &Path) -> Result<Vec<Reco
             .map_err(|e| format!("{}: {e}", path.display()))?
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.is_file())
+            // Hidden files are not games: a writer's temporary file (`.game-0001.txt.tmp`).
+            .filter(|p| {
+                p.is_file()
+                    && !p
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
             .take(MAX_FILES + 1)
             .collect();
         if files.len() > MAX_FILES {
@@ -261,6 +267,9 @@ fn read_file<B: BitSet>(rules: &Rules<B>, path: &Path, out: &mut Vec<RecordedGam
             let game = rec.replay(rules).map_err(|e| format!("{name}: {e}"))?;
             let result = match (game.outcome(), rec.tag("Result")) {
                 (Some(o), _) => outcome_result(o.winner, o.is_draw()),
+                // Another program ended it outside the rules (`tafl arena --records`): a crash,
+                // a timeout or a resignation says nothing sure about the position's value.
+                _ if rec.tag("Stopped").is_some() => RecordResult::Unfinished,
                 (None, Some("attackers")) => RecordResult::Won(Side::Attackers),
                 (None, Some("defenders")) => RecordResult::Won(Side::Defenders),
                 (None, Some("draw")) => RecordResult::Draw,

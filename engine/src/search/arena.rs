@@ -197,7 +197,8 @@ impl Default for MatchSettings {
 
 /// One finished game of a match, from A's point of view: what the match result is made of,
 /// and what `play_match_with` hands its `on_game` as each game ends (in the order games
-/// finish), so that a progress log keeps the games of an interrupted match.
+/// finish), so that a progress log keeps the games of an interrupted match. Its `record` is
+/// for `on_game` only: the match does not keep it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FinishedGame {
     /// Its index in the match, from 0 (A attacks in even games; pair `game / 2`).
@@ -385,7 +386,7 @@ pub fn play_match_from<B: BitSet>(
                     Side::Attackers => play_game_from(rules, opening, &mut pa, &mut pb),
                     Side::Defenders => play_game_from(rules, opening, &mut pb, &mut pa),
                 };
-                let played = FinishedGame {
+                let mut played = FinishedGame {
                     game: g,
                     a_side,
                     score: score_for(game.outcome(), a_side),
@@ -405,6 +406,8 @@ pub fn play_match_from<B: BitSet>(
                     }),
                 };
                 on_game(&played);
+                // The host has had the record; a long match keeps only the results.
+                played.record = GameRecord::default();
                 results.lock().unwrap_or_else(|p| p.into_inner()).push(played);
             });
         }
