@@ -15,6 +15,9 @@ pub struct Request<'a> {
     pub to_move: Option<Side>,
     /// Moves to play first.
     pub moves: &'a [String],
+    /// Where the position, side to move and moves come from, as errors name them
+    /// (`("--position", "--to-move", "--moves")`, or the record's file).
+    pub fields: (&'a str, &'a str, &'a str),
     /// The searching player (an `mcts:` spec, or `level:N` of a level that searches).
     pub player: &'a str,
     /// Lines to show.
@@ -197,13 +200,7 @@ pub fn run(rs: &Ruleset, req: &Request) -> Result<(), String> {
 
 fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
     let n = rules.n;
-    let game = game_from(
-        rules,
-        req.position,
-        req.to_move,
-        req.moves,
-        ("--position", "--to-move", "--moves"),
-    )?;
+    let game = game_from(rules, req.position, req.to_move, req.moves, req.fields)?;
     print!("{}", game.position().diagram(rules, &[]));
     println!("{} to move, ply {}", game.position().to_move(), game.ply());
     if let Some(o) = game.outcome() {

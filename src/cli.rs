@@ -323,6 +323,13 @@ struct AnalyzeArgs {
     /// Moves to play from the position first, space separated (`"d1-d3 d5-b5"`).
     #[arg(long, default_value = "")]
     moves: String,
+    /// A game record (`tafl arena --records` writes them): its start position, side to move
+    /// and moves, instead of --position, --to-move and --moves; its rules must be --rules.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["position", "to_move", "moves"])]
+    record: Option<std::path::PathBuf>,
+    /// With --record: the position after this many of its plies (default: all of them).
+    #[arg(long, requires = "record")]
+    ply: Option<usize>,
     /// The searching player.
     #[arg(long, default_value = "mcts:heuristic:2000")]
     player: String,
@@ -937,6 +944,8 @@ impl AnalyzeArgs {
             position,
             to_move,
             moves,
+            record,
+            ply,
             player,
             model,
             simulations,
@@ -945,18 +954,56 @@ impl AnalyzeArgs {
             think,
         } = self;
         let rs = rules.ruleset;
-        let to_move = to_move
-            .map(|s| crate::common::parse_side(&s, "--to-move"))
-            .transpose()?;
         let player = match model {
             Some(path) => format!("mcts:model={path}:{simulations}"),
             None => player,
         };
-        let moves: Vec<String> = moves.split_whitespace().map(String::from).collect();
+        let (position, to_move, moves, fields) = match &record {
+            None => (
+                position,
+                to_move,
+                moves.split_whitespace().map(String::from).collect(),
+                (
+                    "--position".to_string(),
+                    "--to-move".to_string(),
+                    "--moves".to_string(),
+                ),
+            ),
+            Some(path) => {
+                let at = format!("--record `{}`", path.display());
+                let text = tafl_engine::input::read_text(path).map_err(|e| format!("{at}: {e}"))?;
+                let rec = tafl_engine::GameRecord::parse(&text).map_err(|e| format!("{at}: {e}"))?;
+                if let Some(id) = rec.tag("Rules").filter(|id| *id != rs.id()) {
+                    return Err(format!(
+                        "{at}: a game of `{}`, not of --rules `{}`",
+                        tafl_engine::input::quote(id),
+                        rs.id()
+                    ));
+                }
+                let plies = ply.unwrap_or(rec.moves.len());
+                if plies > rec.moves.len() {
+                    return Err(format!("--ply {plies}: {at} has {} plies", rec.moves.len()));
+                }
+                (
+                    rec.tag("Position").map(String::from),
+                    rec.tag("ToMove").map(String::from),
+                    rec.moves[..plies].to_vec(),
+                    (
+                        format!("{at}, tag Position"),
+                        format!("{at}, tag ToMove"),
+                        at.clone(),
+                    ),
+                )
+            }
+        };
+        let to_move = to_move
+            .map(|s| crate::common::parse_side(&s, &fields.1))
+            .transpose()?;
         let req = crate::analyze_cmd::Request {
             position: position.as_deref(),
             to_move,
             moves: &moves,
+            fields: (&fields.0, &fields.1, &fields.2),
             player: &player,
             top,
             seed,

@@ -617,6 +617,46 @@ fn arena_writes_each_game_as_a_record_that_replays_and_reads_back() {
     ]);
     assert!(ok, "{err}");
     assert!(eval.contains("6 games read"), "{eval}");
+    // A record's position is set up again for analysis, after any number of its plies.
+    let first = records.join("game-0001.txt");
+    let plies = GameRecord::parse(&std::fs::read_to_string(&first).unwrap())
+        .unwrap()
+        .moves
+        .len();
+    let analyze = |extra: &[&str]| {
+        let mut v = vec![
+            "analyze",
+            "--record",
+            first.to_str().unwrap(),
+            "--player",
+            "mcts:heuristic:30",
+            "--top",
+            "1",
+        ];
+        v.extend_from_slice(extra);
+        tafl(&v)
+    };
+    let (ok, text, err) = analyze(&["--rules", "brandubh", "--ply", "5"]);
+    assert!(ok, "{err}");
+    assert!(text.contains("defenders to move, ply 5"), "{text}");
+    let (ok, text, err) = analyze(&["--rules", "brandubh"]);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains(&format!("ply {plies}")),
+        "the whole record by default:\n{text}"
+    );
+    let (ok, _, err) = analyze(&["--rules", "brandubh", "--ply", &(plies + 1).to_string()]);
+    assert!(!ok && err.contains(&format!("has {plies} plies")), "{err}");
+    let (ok, _, err) = analyze(&["--rules", "tablut"]);
+    assert!(
+        !ok && err.contains("a game of `brandubh`, not of --rules `tablut`"),
+        "{err}"
+    );
+    let (ok, _, err) = analyze(&["--rules", "brandubh", "--moves", "d1-d2"]);
+    assert!(
+        !ok && err.contains("--moves"),
+        "--record or --moves, not both: {err}"
+    );
     // A folder that holds a match's records is not written into again.
     let (ok, _, err) = run(&args(&records, &["--games", "2"]));
     assert!(!ok && err.contains("already holds game records"), "{err}");
@@ -631,5 +671,22 @@ fn arena_writes_each_game_as_a_record_that_replays_and_reads_back() {
     let rec = GameRecord::parse(&text).unwrap();
     assert!(rec.tag("Position").is_some(), "{text}");
     rec.replay(&rules).unwrap();
+    let side = rec.tag("ToMove").unwrap();
+    let (ok, shown, err) = tafl(&[
+        "analyze",
+        "--rules",
+        "brandubh",
+        "--record",
+        suite.join("game-0001.txt").to_str().unwrap(),
+        "--ply",
+        "0",
+        "--player",
+        "mcts:heuristic:30",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        shown.contains(&format!("{side} to move, ply 0")),
+        "the suite's position:\n{shown}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
