@@ -973,13 +973,7 @@ impl AnalyzeArgs {
                 let at = format!("--record `{}`", path.display());
                 let text = tafl_engine::input::read_text(path).map_err(|e| format!("{at}: {e}"))?;
                 let rec = tafl_engine::GameRecord::parse(&text).map_err(|e| format!("{at}: {e}"))?;
-                if let Some(id) = rec.tag("Rules").filter(|id| *id != rs.id()) {
-                    return Err(format!(
-                        "{at}: a game of `{}`, not of --rules `{}`",
-                        tafl_engine::input::quote(id),
-                        rs.id()
-                    ));
-                }
+                rec.check_rules(&rs).map_err(|e| format!("{at}: {e} (--rules)"))?;
                 let plies = ply.unwrap_or(rec.moves.len());
                 if plies > rec.moves.len() {
                     return Err(format!("--ply {plies}: {at} has {} plies", rec.moves.len()));

@@ -649,7 +649,7 @@ fn arena_writes_each_game_as_a_record_that_replays_and_reads_back() {
     assert!(!ok && err.contains(&format!("has {plies} plies")), "{err}");
     let (ok, _, err) = analyze(&["--rules", "tablut"]);
     assert!(
-        !ok && err.contains("a game of `brandubh`, not of --rules `tablut`"),
+        !ok && err.contains("the record is for rules `brandubh`, not `tablut` (--rules)"),
         "{err}"
     );
     let (ok, _, err) = analyze(&["--rules", "brandubh", "--moves", "d1-d2"]);

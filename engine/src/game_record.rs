@@ -40,6 +40,19 @@ impl GameRecord {
         self.tags.push((key.to_string(), value));
     }
 
+    /// Refuses a record whose `Rules` tag names other rules than `ruleset` (a record without
+    /// one is taken for any).
+    pub fn check_rules(&self, ruleset: &crate::ruleset::Ruleset) -> Result<(), ParseError> {
+        match self.tag("Rules") {
+            Some(id) if id != ruleset.id() => Err(ParseError::new(format!(
+                "the record is for rules `{}`, not `{}`",
+                crate::input::quote(id),
+                ruleset.id()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// The value of a tag.
     pub fn tag(&self, key: &str) -> Option<&str> {
         self.tags.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
@@ -88,15 +101,7 @@ impl GameRecord {
     /// Replays the record under `rules`: every move must be legal, and captures written in
     /// the record must be the ones the rules make. Errors name the move number.
     pub fn replay<B: BitSet>(&self, rules: &Rules<B>) -> Result<Game<B>, ParseError> {
-        if let Some(id) = self.tag("Rules") {
-            if id != rules.ruleset.id() {
-                return Err(ParseError::new(format!(
-                    "the record is for rules `{}`, not `{}`",
-                    crate::input::quote(id),
-                    rules.ruleset.id()
-                )));
-            }
-        }
+        self.check_rules(&rules.ruleset)?;
         let to_move = match self.tag("ToMove") {
             None => rules.ruleset.file.first,
             Some("attackers") => Side::Attackers,
