@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A match at equal time spread over as many sittings as it takes: player A against player B at
 # MOVETIME seconds a move each, one game at a time so that each move gets both cores, in
-# colour-swapped pairs. Each pair is its own arena with its own log in OUT, so that an
+# colour-swapped pairs. Each pair is its own arena with its own log in OUT (and its two games as
+# game records in OUT/games-K, `tafl arena --records`, to replay or analyze), so that an
 # interrupted measurement keeps every pair it finished and a rerun plays only the rest: at 1 s a
 # move a 100-game match under these rules takes about three hours of a 2-core machine, more
 # than one sitting.
@@ -10,7 +11,7 @@
 #
 # Pair k (k = SEED .. SEED+PAIRS-1) is
 #
-#   tafl arena A B --rules RULES --games 2 --seed k --movetime MOVETIME --threads 1 --ply-limit 400 START
+#   tafl arena A B --rules RULES --games 2 --seed k --movetime MOVETIME --threads 1 --ply-limit 400 START --records OUT/games-k
 #
 # where START depends on RULE: `suite` (the default for brandubh and tablut, whose exploration
 # rule cannot separate players) plays position k of checkpoints/openings/RULES.txt (cycling) with
@@ -70,8 +71,9 @@ for ((s = seed; s < seed + pairs; s++)); do
     start=(--opening-plies 4 --exploration 0.1)
   fi
   echo "pair $s: $a vs $b, $rules, $movetime s a move ($inference) ..." >&2
+  rm -rf "$out/games-$s" # an interrupted pair's records
   "$tafl" --inference "$inference" arena "$a" "$b" --rules "$rules" --games 2 --seed "$s" --movetime "$movetime" --threads 1 \
-    --ply-limit "$ply_limit" "${start[@]}" >"$log.tmp"
+    --ply-limit "$ply_limit" "${start[@]}" --records "$out/games-$s" >"$log.tmp"
   mv "$log.tmp" "$log"
 done
 # Totals over the finished pairs of this range.

@@ -270,6 +270,13 @@ fn the_equal_time_script_keeps_finished_pairs_and_totals_them_per_side() {
     let suite = std::fs::read_to_string(root.join("checkpoints/openings/brandubh.txt")).unwrap();
     let position = first.lines().nth(1).unwrap();
     assert!(suite.lines().any(|l| l == position), "{position}");
+    // Each pair's two games are kept as game records, starting from the pair's position.
+    for g in ["game-0001.txt", "game-0002.txt"] {
+        let text = std::fs::read_to_string(out_dir.join("games-1").join(g)).unwrap();
+        assert!(text.contains("[Rules \"brandubh\"]"), "{text}");
+        assert!(text.contains("[Position \""), "{text}");
+        assert!(text.contains("[Result \""), "{text}");
+    }
     let (stdout, stderr) = run("3");
     assert!(
         !stderr.contains("pair 1:") && !stderr.contains("pair 2:"),

@@ -77,10 +77,10 @@ pub use search::{
     SearchResult, SideTally, Uniform, Wdl, OPENING_SEED,
 };
 pub use search::{
-    merge_results, near_class, parse_duration, softmax, square_classes, weigh, Clock, Deadline, Linear,
-    LinearWeights, MoveTerms, PriorWeights, ThinkingLimit, HAND_WEIGHTS, MAX_LINEAR_FILE_BYTES, MAX_NODES,
-    MIN_NODES, MOVE_OVERHEAD, MOVE_PARTS, MOVE_PART_COUNT, NEAR_CLASSES, NEAR_CLASS_NAMES, NODE_BYTES,
-    VALUE_TERMS, VALUE_TERM_COUNT,
+    merge_results, move_time_search, near_class, parse_duration, softmax, square_classes, weigh, Clock,
+    Deadline, Linear, LinearWeights, MoveTerms, PriorWeights, ThinkingLimit, HAND_WEIGHTS,
+    MAX_LINEAR_FILE_BYTES, MAX_NODES, MIN_NODES, MOVE_OVERHEAD, MOVE_PARTS, MOVE_PART_COUNT, NEAR_CLASSES,
+    NEAR_CLASS_NAMES, NODE_BYTES, VALUE_TERMS, VALUE_TERM_COUNT,
 };
 pub use side::{Piece, Side};
 pub use square::{parse_square, square, square_name, Sq, MAX_SIZE};

@@ -26,4 +26,4 @@ pub use linear::{
 };
 pub use mcts::{merge_results, softmax, MoveStat, Proven, Search, SearchResult, MAX_NODES, NODE_BYTES};
 pub use player::{classic_evaluator, EvaluatorFactory, EvaluatorSpec, Level, Levels, Player, PlayerSpec};
-pub use time::{parse_duration, Clock, Deadline, ThinkingLimit, MOVE_OVERHEAD};
+pub use time::{move_time_search, parse_duration, Clock, Deadline, ThinkingLimit, MOVE_OVERHEAD};

@@ -14,6 +14,15 @@ use std::time::{Duration, Instant};
 /// move on after the search stops.
 pub const MOVE_OVERHEAD: Duration = Duration::from_millis(30);
 
+/// The search time of a fixed time per move `d`: `d` less [`MOVE_OVERHEAD`], but the overhead
+/// never takes more than a third of `d`. A whole 30 ms off would leave a short move time
+/// nothing: `--movetime 30ms` searched a few leaves and moved at once, so matches at tens of
+/// milliseconds a move measured players that did not think. From 90 ms up the full overhead is
+/// kept, so longer move times search exactly as before.
+pub fn move_time_search(d: Duration) -> Duration {
+    d.saturating_sub(MOVE_OVERHEAD.min(d / 3))
+}
+
 /// How much a player may think for one move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ThinkingLimit {
@@ -58,15 +67,16 @@ impl ThinkingLimit {
 
     /// The deadline of the next move, `ply` plies into the game, under this limit and the
     /// player's `clock` (kept by a match or a host): none for simulations alone, but a clock
-    /// caps even a search by simulations, so that it never runs out; a time per move less
-    /// [`MOVE_OVERHEAD`]; a clock limit with no clock yet starts from its base time.
+    /// caps even a search by simulations, so that it never runs out; a time per move less its
+    /// overhead ([`move_time_search`]); a clock limit with no clock yet starts from its base
+    /// time.
     pub fn deadline(&self, clock: Option<Clock>, ply: u32) -> Deadline {
         match *self {
             ThinkingLimit::Simulations => Deadline {
                 soft: None,
                 hard: clock.and_then(|c| c.deadline(ply).hard),
             },
-            ThinkingLimit::MoveTime(d) => Deadline::fixed(d.saturating_sub(MOVE_OVERHEAD)),
+            ThinkingLimit::MoveTime(d) => Deadline::fixed(move_time_search(d)),
             ThinkingLimit::Clock { base, increment } => clock
                 .unwrap_or(Clock {
                     remaining: base,
@@ -265,6 +275,21 @@ mod tests {
         let c = ThinkingLimit::parse_clock("0.5+0.1").unwrap();
         assert_eq!(c.flag(), "--clock 0.5+0.1");
         assert_eq!(ThinkingLimit::parse_clock(&c.flag()[8..]).unwrap(), c);
+    }
+
+    #[test]
+    fn a_short_move_time_still_searches_and_a_long_one_keeps_the_whole_overhead() {
+        let ms = Duration::from_millis;
+        assert_eq!(move_time_search(ms(1_000)), ms(970));
+        assert_eq!(move_time_search(ms(100)), ms(70));
+        assert_eq!(move_time_search(ms(90)), ms(60));
+        assert_eq!(move_time_search(ms(30)), ms(20));
+        assert_eq!(move_time_search(ms(3)), ms(2));
+        // The deadline of a 30 ms move lies about 20 ms ahead, not now.
+        let t0 = Instant::now();
+        let d = ThinkingLimit::MoveTime(ms(30)).deadline(None, 0);
+        let hard = d.hard.unwrap();
+        assert!(hard >= t0 + ms(20) && d.soft == Some(hard), "{d:?}");
     }
 
     #[test]
