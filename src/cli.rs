@@ -42,6 +42,11 @@ enum Command {
     /// The gating stage of a run by itself: candidate against best, the ladder, promotion;
     /// ends the iteration.
     Gate(StageArgs),
+    /// A run's learning curve after the fact: plays the ladder of the run's config (the best
+    /// network of each finished iteration against its fixed anchors) for the iterations that
+    /// have no result for it, writes the results into the run's state and draws
+    /// `learning-curve.png` again.
+    Ladder(crate::ladder_cmd::LadderArgs),
     /// Print a ruleset's rules, generated from its data, and its start position.
     Rules(RulesArgs),
     /// Count leaf positions `depth` plies from the start (the last line is the count).
@@ -799,6 +804,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Selfplay(args) => args.run(),
         Command::Learn(args) => args.run(tafl_trainer::Stage::Learn),
         Command::Gate(args) => args.run(tafl_trainer::Stage::Gate),
+        Command::Ladder(args) => args.run(),
         Command::Rules(args) => args.run(),
         Command::Perft(args) => args.run(),
         Command::Random(args) => args.run(),

@@ -8,6 +8,7 @@ mod common;
 mod export_cmd;
 mod fast_path;
 mod htp_cmd;
+mod ladder_cmd;
 mod otep_cmd;
 mod perft_cmd;
 mod play_cmd;

@@ -361,3 +361,135 @@ fn a_damaged_shard_of_the_iteration_being_trained_is_played_again() {
     assert_eq!(sp["samples"].as_u64().unwrap(), on_disk, "{state}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The ladder results of finished iteration `it` in a run's state: (series, games played, per
+/// side when kept).
+fn ladder_of(run: &Path, it: usize) -> Vec<(String, serde_json::Value)> {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
+    v["history"][it - 1]["ladder"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| match r {
+            serde_json::Value::Array(a) => (a[0].as_str().unwrap().to_string(), r.clone()),
+            _ => (r["anchor"].as_str().unwrap().to_string(), r.clone()),
+        })
+        .collect()
+}
+
+#[test]
+fn tafl_ladder_measures_finished_iterations_by_the_configs_ladder_and_goes_on_where_it_stopped() {
+    let dir = temp_dir("ladder");
+    let cfg = dir.join("tiny.toml");
+    std::fs::write(&cfg, TINY).unwrap();
+    let run = dir.join("run");
+    let o = train(&cfg, &run, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    // The run's own ladder (iteration 2, random openings) kept its games per side.
+    let before = ladder_of(&run, 2);
+    assert_eq!(
+        before.iter().map(|(a, _)| a.as_str()).collect::<Vec<_>>(),
+        ["random", "checkpoint:0"]
+    );
+    let games = |r: &serde_json::Value| -> u64 {
+        ["as_attackers", "as_defenders"]
+            .iter()
+            .flat_map(|k| r[k].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()))
+            .sum()
+    };
+    assert!(before.iter().all(|(_, r)| games(r) == 2), "{before:?}");
+    // The ladder the project measures with: the built-in suite, the exploration rule in
+    // addition, and an anchor at equal time.
+    let p = run.join("config.toml");
+    let edited = std::fs::read_to_string(&p).unwrap().replace(
+        "ladder_games = 2\n",
+        "ladder_games = 2\nladder_openings = \"suite\"\nladder_also_exploration = 0.1\nladder_time_anchors = [\"random\"]\nladder_movetime = 0.01\nladder_time_games = 2\n",
+    );
+    std::fs::write(&p, edited).unwrap();
+    let o = tafl()
+        .args(["ladder", run.to_str().unwrap(), "--at", "1,2", "--quiet"])
+        .output()
+        .unwrap();
+    let said = text(&o);
+    assert!(o.status.success(), "{said}");
+    assert!(said.contains("learning curve, latest point: vs random"), "{said}");
+    assert!(said.contains("2 iteration(s)"), "{said}");
+    // Iteration 1 had no ladder: it gets every series (checkpoint 0 is earlier than it).
+    let one: Vec<String> = ladder_of(&run, 1).into_iter().map(|(a, _)| a).collect();
+    assert_eq!(
+        one,
+        [
+            "random",
+            "checkpoint:0",
+            "random, exploration 0.1",
+            "checkpoint:0, exploration 0.1",
+            "random, 0.01 s a move"
+        ]
+    );
+    // Iteration 2 keeps the results it had and gains the new series only.
+    let two = ladder_of(&run, 2);
+    assert_eq!(two[..2], before[..], "results already there are not played again");
+    assert_eq!(two.len(), 5);
+    assert!(two.iter().all(|(_, r)| games(r) == 2), "{two:?}");
+    let log = std::fs::read_to_string(run.join("train.log")).unwrap();
+    assert!(
+        log.contains("iteration 1: ladder, best iter-1 vs random, 4 simulations, from the opening suite, exploration 0: as attackers"),
+        "{log}"
+    );
+    assert!(
+        log.contains("vs random, 0.01 s a move, from the opening suite: "),
+        "{log}"
+    );
+    assert!(
+        log.contains("vs checkpoint:0, 4 simulations, from random openings, exploration 0.1: "),
+        "{log}"
+    );
+    // Nothing is left to measure: a second call plays nothing; --again replays.
+    let o = tafl()
+        .args(["ladder", run.to_str().unwrap(), "--every", "1", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success() && text(&o).contains("0 iteration(s)"),
+        "{}",
+        text(&o)
+    );
+    let o = tafl()
+        .args(["ladder", run.to_str().unwrap(), "--at", "2", "--again", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success() && text(&o).contains("1 iteration(s)"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(ladder_of(&run, 2).len(), 5, "replaced, not added");
+    let png = std::fs::read(run.join("learning-curve.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    // Iterations not finished, and a ladder that plays nothing, are refused.
+    for (args, why) in [
+        (vec!["--at", "3"], "iteration 3"),
+        (vec!["--at", "x"], "invalid value"),
+    ] {
+        let o = tafl()
+            .args(["ladder", run.to_str().unwrap()])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            !o.status.success() && text(&o).contains(why),
+            "{args:?}: {}",
+            text(&o)
+        );
+    }
+    let o = tafl()
+        .args(["ladder", dir.join("nothing").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        !o.status.success() && text(&o).contains("holds no run"),
+        "{}",
+        text(&o)
+    );
+}

@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 use tafl_engine::{
-    classic_evaluator, play_match_with, BitSet, Evaluator, EvaluatorSpec, MatchResult, MatchSettings, Player,
-    PlayerSpec, Rules, SearchConfig,
+    classic_evaluator, play_match_from, BitSet, Evaluator, EvaluatorSpec, MatchResult, MatchSettings,
+    Openings, Player, PlayerSpec, Rules, SearchConfig,
 };
 
 /// One side of a match: a player spec and, for networks, the evaluator to use.
@@ -53,13 +53,33 @@ pub fn play_match<B: BitSet>(
     settings: &MatchSettings,
     on_game: &(dyn Fn(&tafl_engine::FinishedGame) + Sync),
 ) -> Result<MatchResult, String> {
-    play_match_with(rules, &|s| a.player(s), &|s| b.player(s), settings, on_game)
+    play_suite_match(rules, a, b, settings, Openings::Random, on_game)
+}
+
+/// Plays a match (A attacks in even games) from `openings`: an opening suite's positions, or
+/// each pair's random opening.
+pub fn play_suite_match<B: BitSet>(
+    rules: &Rules<B>,
+    a: &Contender<B>,
+    b: &Contender<B>,
+    settings: &MatchSettings,
+    openings: Openings<'_, B>,
+    on_game: &(dyn Fn(&tafl_engine::FinishedGame) + Sync),
+) -> Result<MatchResult, String> {
+    play_match_from(
+        rules,
+        &|s| a.player(s),
+        &|s| b.player(s),
+        settings,
+        openings,
+        on_game,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tafl_engine::Ruleset;
+    use tafl_engine::{play_match_with, Ruleset};
 
     fn brandubh() -> Rules<u128> {
         Rules::<u128>::new(&Ruleset::builtin("brandubh")).unwrap()

@@ -325,6 +325,22 @@ pub struct ArenaSection {
     /// balance study's skilled rows): where one side wins every game between competent
     /// players, random moves are what let a ladder measure strength. 0: none.
     pub ladder_exploration: f32,
+    /// Where ladder games start: `suite` (the built-in opening suite of the rules, from
+    /// `checkpoints/openings/`) or a suite file's path (read from the directory the run is
+    /// started or resumed in): each pair from the suite's next position, no random plies.
+    /// None: each pair from `opening_plies` random plies.
+    pub ladder_openings: Option<String>,
+    /// In addition, each anchor again from random openings with both players making random
+    /// moves with this probability, a series of its own (`ANCHOR, exploration P`): the
+    /// strength rule on 11x11, where random moves also separate players. 0: none.
+    pub ladder_also_exploration: f32,
+    /// Anchors the best network also plays at equal time: both players at `ladder_movetime`
+    /// seconds a move, one search thread each (`ANCHOR, T s a move`).
+    pub ladder_time_anchors: Vec<String>,
+    /// Seconds a move of the time anchors' games (0: none are played).
+    pub ladder_movetime: f64,
+    /// Games against each time anchor.
+    pub ladder_time_games: u32,
 }
 
 impl Default for ArenaSection {
@@ -343,6 +359,11 @@ impl Default for ArenaSection {
             ply_limit: 200,
             opening_plies: 4,
             ladder_exploration: 0.0,
+            ladder_openings: None,
+            ladder_also_exploration: 0.0,
+            ladder_time_anchors: Vec::new(),
+            ladder_movetime: 0.0,
+            ladder_time_games: 40,
         }
     }
 }
@@ -669,12 +690,39 @@ impl TrainConfig {
             "arena.ladder_exploration",
             "must be within 0..=1",
         )?;
-        for anchor in &a.ladder_anchors {
+        check(
+            (0.0..=1.0).contains(&a.ladder_also_exploration),
+            "arena.ladder_also_exploration",
+            "must be within 0..=1",
+        )?;
+        check(
+            a.ladder_movetime == 0.0 || (0.001..=60.0).contains(&a.ladder_movetime),
+            "arena.ladder_movetime",
+            "must be 0 (none) or within 0.001..=60 seconds",
+        )?;
+        check(
+            a.ladder_time_games <= MAX_MATCH_GAMES,
+            "arena.ladder_time_games",
+            &format!("must be within 0..={MAX_MATCH_GAMES}"),
+        )?;
+        check(
+            a.ladder_openings.as_ref().is_none_or(|o| !o.trim().is_empty()),
+            "arena.ladder_openings",
+            "must name a suite: `suite` (the built-in one of the rules) or a suite file",
+        )?;
+        let anchors = a
+            .ladder_anchors
+            .iter()
+            .map(|x| ("arena.ladder_anchors", x))
+            .chain(
+                a.ladder_time_anchors
+                    .iter()
+                    .map(|x| ("arena.ladder_time_anchors", x)),
+            );
+        for (key, anchor) in anchors {
             if let Some(n) = anchor.strip_prefix("checkpoint:") {
                 let Ok(n) = n.parse::<u32>() else {
-                    return Err(
-                        "key `arena.ladder_anchors`: `checkpoint:N` needs an iteration number".into(),
-                    );
+                    return Err(format!("key `{key}`: `checkpoint:N` needs an iteration number"));
                 };
                 // A ladder at iteration `it` plays checkpoints of iterations before it.
                 let last_ladder = match a.ladder_every {
@@ -683,13 +731,12 @@ impl TrainConfig {
                 };
                 if a.ladder_games > 0 && last_ladder > 0 && n >= last_ladder {
                     return Err(format!(
-                        "key `arena.ladder_anchors`: `{anchor}` is never played: the last ladder of this run is at iteration {last_ladder} (every {} of {} iterations), and a ladder plays checkpoints of earlier iterations",
+                        "key `{key}`: `{anchor}` is never played: the last ladder of this run is at iteration {last_ladder} (every {} of {} iterations), and a ladder plays checkpoints of earlier iterations",
                         a.ladder_every, self.iterations
                     ));
                 }
             } else {
-                tafl_engine::PlayerSpec::parse(anchor)
-                    .map_err(|e| format!("key `arena.ladder_anchors`: {e}"))?;
+                tafl_engine::PlayerSpec::parse(anchor).map_err(|e| format!("key `{key}`: {e}"))?;
             }
         }
         Ok(())

@@ -64,6 +64,7 @@ pub fn series(history: &[IterationSummary]) -> Vec<(String, Vec<CurvePoint>)> {
         for LadderResult {
             anchor,
             elo: Elo { elo, low, high },
+            ..
         } in &s.ladder
         {
             if elo.is_nan() {

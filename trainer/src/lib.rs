@@ -9,6 +9,7 @@ pub mod config;
 pub mod curve;
 pub mod events;
 pub mod integrity;
+pub mod ladder;
 pub mod models;
 pub mod records;
 pub mod run;
@@ -16,7 +17,11 @@ pub mod run_dir;
 pub mod selfplay;
 pub mod shard;
 pub mod shipped;
+pub mod suites;
 
 pub use config::{TrainConfig, DEFAULT_CONFIG};
-pub use run::{resume, run_stage, selfplay_games, selfplay_plan, start, RunState, Stage, TrainOptions};
+pub use run::{
+    ladder, resume, run_stage, selfplay_games, selfplay_plan, start, LadderRequest, RunState, Stage,
+    TrainOptions,
+};
 pub use run_dir::RunDir;

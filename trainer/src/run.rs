@@ -100,29 +100,119 @@ pub struct IterationSummary {
     pub ladder: Vec<LadderResult>,
 }
 
-/// One ladder match of the best network: the anchor it played and its Elo against it. Written
-/// in `state.json` as `[anchor, elo, low, high]`, the shape runs have always written.
+/// One ladder match of the best network: the anchor it played, its Elo against it and, for
+/// ladders played since runs kept them, the games per side. Written in `state.json` as
+/// `[anchor, elo, low, high]` (the shape runs have always written, still read) or, with the
+/// games, as `{"anchor", "elo", "low", "high", "games", "as_attackers", "as_defenders"}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(from = "(String, f64, f64, f64)", into = "(String, f64, f64, f64)")]
+#[serde(from = "LadderResultFile", into = "LadderResultFile")]
 pub struct LadderResult {
-    /// The anchor: a player spec or `checkpoint:N`.
+    /// The series: the anchor (a player spec or `checkpoint:N`), with how the games were
+    /// played where that is not the ladder's main rule (`, exploration 0.1`, ` at 0.1 s`).
     pub anchor: String,
     /// The best network's Elo against it.
     pub elo: Elo,
+    /// The games, per side of the best network (none in older runs).
+    pub sides: Option<LadderSides>,
+}
+
+/// A ladder match's games from the best network's side: (wins, draws, losses) as attackers
+/// and as defenders. Games ended by the ply limit count as draws.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LadderSides {
+    /// As attackers.
+    pub as_attackers: (u32, u32, u32),
+    /// As defenders.
+    pub as_defenders: (u32, u32, u32),
+}
+
+impl LadderSides {
+    /// Games played.
+    pub fn games(&self) -> u32 {
+        let (a, b) = (self.as_attackers, self.as_defenders);
+        a.0 + a.1 + a.2 + b.0 + b.1 + b.2
+    }
+    /// Mean score of the best network (win 1, draw 0.5).
+    pub fn score(&self) -> f64 {
+        let (a, b) = (self.as_attackers, self.as_defenders);
+        let points = (a.0 + b.0) as f64 + 0.5 * (a.1 + b.1) as f64;
+        points / self.games().max(1) as f64
+    }
+    /// `as attackers 12-3-5, as defenders 18-0-2 (W-D-L)`.
+    pub fn text(&self) -> String {
+        let (a, d) = (self.as_attackers, self.as_defenders);
+        format!(
+            "as attackers {}-{}-{}, as defenders {}-{}-{} (W-D-L)",
+            a.0, a.1, a.2, d.0, d.1, d.2
+        )
+    }
 }
 
 impl From<(String, f64, f64, f64)> for LadderResult {
+    /// A result without its games: `(anchor, elo, low, high)`.
     fn from((anchor, elo, low, high): (String, f64, f64, f64)) -> LadderResult {
         LadderResult {
             anchor,
             elo: Elo { elo, low, high },
+            sides: None,
         }
     }
 }
 
-impl From<LadderResult> for (String, f64, f64, f64) {
-    fn from(r: LadderResult) -> (String, f64, f64, f64) {
-        (r.anchor, r.elo.elo, r.elo.low, r.elo.high)
+/// The two shapes of a ladder result in `state.json`.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum LadderResultFile {
+    /// `[anchor, elo, low, high]`: runs before the games were kept.
+    Elo(String, f64, f64, f64),
+    /// With the games per side.
+    Games {
+        anchor: String,
+        elo: f64,
+        low: f64,
+        high: f64,
+        as_attackers: (u32, u32, u32),
+        as_defenders: (u32, u32, u32),
+    },
+}
+
+impl From<LadderResultFile> for LadderResult {
+    fn from(f: LadderResultFile) -> LadderResult {
+        match f {
+            LadderResultFile::Elo(anchor, elo, low, high) => (anchor, elo, low, high).into(),
+            LadderResultFile::Games {
+                anchor,
+                elo,
+                low,
+                high,
+                as_attackers,
+                as_defenders,
+            } => LadderResult {
+                anchor,
+                elo: Elo { elo, low, high },
+                sides: Some(LadderSides {
+                    as_attackers,
+                    as_defenders,
+                }),
+            },
+        }
+    }
+}
+
+impl From<LadderResult> for LadderResultFile {
+    fn from(r: LadderResult) -> LadderResultFile {
+        let Elo { elo, low, high } = r.elo;
+        match r.sides {
+            None => LadderResultFile::Elo(r.anchor, elo, low, high),
+            Some(s) => LadderResultFile::Games {
+                anchor: r.anchor,
+                elo,
+                low,
+                high,
+                as_attackers: s.as_attackers,
+                as_defenders: s.as_defenders,
+            },
+        }
     }
 }
 
@@ -483,6 +573,31 @@ pub fn selfplay_games(
     with_trainer(dir, options, Job::Games(games, out))
 }
 
+/// Which finished iterations `tafl ladder` measures, and whether again.
+#[derive(Clone, Debug, Default)]
+pub struct LadderRequest {
+    /// These iterations; empty: every `every`-th.
+    pub at: Vec<u32>,
+    /// Every this-many iterations when `at` is empty; `None`: the config's `ladder_every`.
+    pub every: Option<u32>,
+    /// Play series that already have a result again, replacing it.
+    pub again: bool,
+}
+
+/// Plays the run's ladder, as its config now describes it, for finished iterations of the
+/// run in `dir`: each series an iteration has no result for (or every series, `again`), with
+/// the network that was the best after that iteration, as the ladder of that iteration would
+/// have. The results go into the iteration's summary in `state.json` and the learning curve
+/// is drawn again, so a run trained without a ladder, or with a ladder that could not see its
+/// progress, can be measured afterwards; holds the run's lock, as training does.
+pub fn ladder(dir: &Path, request: &LadderRequest, options: &TrainOptions) -> Result<(), String> {
+    if !RunDir::new(dir).state_file().exists() {
+        return Err(format!("`{}` holds no run (no {STATE_FILE})", dir.display()));
+    }
+    let _lock = crate::integrity::lock(dir)?;
+    with_trainer(dir, options, Job::Ladder(request))
+}
+
 /// The current iteration of the run in `dir` and how many self-play games it plays (what a
 /// distributed driver cuts into tasks).
 pub fn selfplay_plan(dir: &Path) -> Result<(u32, u64), String> {
@@ -516,6 +631,8 @@ enum Job<'a> {
     Stage(Stage),
     /// Some of the current iteration's self-play games, into a folder of their own.
     Games(std::ops::Range<u64>, &'a Path),
+    /// The ladder for finished iterations (`tafl ladder`).
+    Ladder(&'a LadderRequest),
 }
 
 impl Job<'_> {
@@ -524,6 +641,7 @@ impl Job<'_> {
             Job::All => t.run(),
             Job::Stage(stage) => t.stage(stage),
             Job::Games(games, out) => t.selfplay_range(games, out),
+            Job::Ladder(request) => t.ladder_finished(request),
         }
     }
 }
@@ -621,7 +739,7 @@ impl<B: BitSet> Trainer<'_, B> {
         let it = state.iteration;
         self.arena(state)?;
         let done = std::mem::take(&mut state.current);
-        self.report(&done, t0.elapsed());
+        self.report(&state.history, &done, t0.elapsed());
         state.history.push(done);
         state.iteration = it + 1;
         state.current = IterationSummary {
@@ -1401,87 +1519,134 @@ impl<B: BitSet> Trainer<'_, B> {
         if state.current.promoted {
             state.best = it;
         }
-        if a.ladder_every > 0 && it.is_multiple_of(a.ladder_every) && a.ladder_games > 0 {
+        if a.ladder_every > 0 && it.is_multiple_of(a.ladder_every) {
             let best_now = if state.best == it { candidate } else { best };
-            let me = Contender::net(
-                &format!("iter-{}", state.best),
-                best_now as Arc<dyn Evaluator<B>>,
-                a.simulations,
-            );
-            for anchor in &a.ladder_anchors {
-                let opponent = match anchor.strip_prefix("checkpoint:") {
-                    Some(n) => {
-                        let n: u32 = n.parse().map_err(|_| format!("ladder anchor `{anchor}`"))?;
-                        if n >= it {
-                            continue;
-                        }
-                        if !self.run_dir.checkpoint(n).join(tafl_nn::MANIFEST_FILE).is_file() {
-                            self.log.line(
-                                &format!(
-                                    "warning: iteration {it}: ladder anchor `{anchor}` skipped: {} is missing",
-                                    self.run_dir.checkpoint(n).display()
-                                ),
-                                !self.options.quiet,
-                            );
-                            continue;
-                        }
-                        Contender::net(
-                            anchor,
-                            self.load_net(n, threads)? as Arc<dyn Evaluator<B>>,
-                            a.simulations,
-                        )
-                    }
-                    None => crate::integrity::anchor_contender(anchor, self.ruleset, threads)?,
-                };
-                let bar = self.bar(
-                    a.ladder_games.div_ceil(2) as u64 * 2,
-                    &format!("iter {it} vs {anchor}"),
-                );
-                let settings = MatchSettings {
-                    games: a.ladder_games,
-                    ply_limit: Some(a.ply_limit),
-                    opening_plies: a.opening_plies,
-                    threads,
-                    seed: seed ^ 0x1ADD,
-                    // Both players make random moves with this probability (0: none).
-                    exploration: a.ladder_exploration,
-                    ..MatchSettings::default()
-                };
-                let r = play_match(self.rules, &me, &opponent, &settings, &|_| bar.inc(1))?;
-                bar.finish_and_clear();
-                let e = r.elo();
-                self.log.line(
-                    &format!(
-                        "iteration {it}: ladder, best iter-{} vs {anchor}, exploration {}: {}",
-                        state.best,
-                        a.ladder_exploration,
-                        r.summary()
-                    ),
-                    false,
-                );
-                state.current.ladder.push(LadderResult {
-                    anchor: anchor.clone(),
-                    elo: e.interval(),
-                });
-            }
+            let me = Some(best_now as Arc<dyn Evaluator<B>>);
+            let results = self.with_ladder(it, threads, |l| l.play(it, state.best, me))?;
+            state.current.ladder = results;
             self.draw_learning_curve(state);
         }
+        Ok(())
+    }
+
+    /// Calls `f` with the ladder of iteration `it`, whose network players batch `threads`
+    /// games.
+    fn with_ladder<R>(
+        &self,
+        it: u32,
+        threads: usize,
+        f: impl FnOnce(&crate::ladder::Ladder<'_, B>) -> R,
+    ) -> R {
+        let load_net = |n, callers| Ok(self.load_net(n, callers)? as Arc<dyn Evaluator<B>>);
+        let log = |line: &str, show: bool| self.log.line(line, show && !self.options.quiet);
+        let progress = |len: u64, what: &str| -> Box<dyn Fn() + Sync> {
+            let bar = self.bar(len, what);
+            Box::new(move || {
+                bar.inc(1);
+                if bar.position() >= len {
+                    bar.finish_and_clear();
+                }
+            })
+        };
+        f(&crate::ladder::Ladder {
+            rules: self.rules,
+            ruleset: self.ruleset,
+            arena: &self.config.arena,
+            run_dir: self.run_dir,
+            seed: game_seed(self.config.seed ^ 0xA4E7A, it as u64),
+            threads,
+            load_net: &load_net,
+            log: &log,
+            progress: &progress,
+        })
+    }
+
+    /// `tafl ladder`: the ladder for finished iterations (see [`ladder`]).
+    fn ladder_finished(&self, request: &LadderRequest) -> Result<(), String> {
+        let mut state = RunState::load(self.dir)?;
+        crate::integrity::check_state(self.dir, &state)?;
+        let a = &self.config.arena;
+        let every = request.every.unwrap_or(a.ladder_every);
+        let done: Vec<(u32, u32)> = state
+            .promotions()
+            .map(|p| (p.summary.iteration, p.best_after))
+            .collect();
+        for &it in &request.at {
+            if !done.iter().any(|&(i, _)| i == it) {
+                return Err(format!(
+                    "iteration {it} of `{}` is not finished (finished: 1 to {})",
+                    self.dir.display(),
+                    done.len()
+                ));
+            }
+        }
+        if request.at.is_empty() && every == 0 {
+            return Err(
+                "the config's `arena.ladder_every` is 0: say which iterations with --at or --every".into(),
+            );
+        }
+        let series = crate::ladder::series(a);
+        if series.iter().all(|s| s.games == 0) {
+            return Err(format!(
+                "the ladder of `{}/config.toml` plays no games: give `arena.ladder_anchors` and `arena.ladder_games`",
+                self.dir.display()
+            ));
+        }
+        let threads = self
+            .config
+            .selfplay
+            .parallel_games
+            .min(a.ladder_games.max(1))
+            .max(1) as usize;
+        let mut played = 0;
+        for (index, &(it, best)) in done.iter().enumerate() {
+            let wanted = if request.at.is_empty() {
+                it.is_multiple_of(every)
+            } else {
+                request.at.contains(&it)
+            };
+            if !wanted {
+                continue;
+            }
+            let have: Vec<String> = state.history[index]
+                .ladder
+                .iter()
+                .map(|r| r.anchor.clone())
+                .collect();
+            let todo = |s: &crate::ladder::Series| request.again || !have.contains(&s.label);
+            if !series.iter().any(todo) {
+                continue;
+            }
+            let results = self.with_ladder(it, threads, |l| l.play_some(it, best, None, &todo))?;
+            let ladder = &mut state.history[index].ladder;
+            for r in results {
+                ladder.retain(|x| x.anchor != r.anchor);
+                ladder.push(r);
+            }
+            played += 1;
+            state.save(self.dir)?;
+            self.draw_learning_curve(&state);
+            let (before, last) = state.history.split_at(index);
+            if let Some(line) = crate::ladder::latest_point(before, &last[0]) {
+                self.say(&format!("iteration {it}: {line}"));
+            }
+        }
+        self.say(&format!(
+            "ladder: {played} iteration(s) of `{}` measured; the curve is {}",
+            self.dir.display(),
+            self.run_dir.learning_curve_file().display()
+        ));
         Ok(())
     }
 
     /// Draws `RUN/learning-curve.png` from the ladder results so far (the finished iterations
     /// and this one); a chart that cannot be drawn is a warning, never the run's end.
     fn draw_learning_curve(&self, state: &RunState) {
-        let a = &self.config.arena;
         let mut history = state.history.clone();
-        history.push(state.current.clone());
-        let subtitle = format!(
-            "{}: {} games against each anchor, {} simulations, exploration {} (both sides)",
-            self.ruleset.id(),
-            a.ladder_games.div_ceil(2) * 2,
-            a.simulations,
-            a.ladder_exploration
-        );
+        if !state.current.ladder.is_empty() {
+            history.push(state.current.clone());
+        }
+        let subtitle = crate::ladder::subtitle(&self.config.arena, self.ruleset);
         let path = self.run_dir.learning_curve_file();
         if let Err(e) = crate::curve::write_learning_curve(&path, &history, &subtitle) {
             self.log
@@ -1489,7 +1654,9 @@ impl<B: BitSet> Trainer<'_, B> {
         }
     }
 
-    fn report(&self, s: &IterationSummary, took: Duration) {
+    /// Logs iteration `s`'s summary line and the learning curve's latest point (`history`:
+    /// the iterations before it), and writes its TensorBoard scalars.
+    fn report(&self, history: &[IterationSummary], s: &IterationSummary, took: Duration) {
         let sp = &s.selfplay;
         let arena = match s.arena_elo {
             Some(Elo {
@@ -1541,15 +1708,14 @@ impl<B: BitSet> Trainer<'_, B> {
             s.loss[2],
             s.value_accuracy,
             s.samples_per_second,
-            if ladder.is_empty() {
-                String::new()
-            } else {
-                format!(" | ladder (exploration {}): ", self.config.arena.ladder_exploration)
-            },
+            if ladder.is_empty() { "" } else { " | ladder: " },
             ladder.join(", "),
             took.as_secs_f64()
         );
         self.log.line(&line, !self.options.quiet);
+        if let Some(curve) = crate::ladder::latest_point(history, s) {
+            self.log.line(&curve, !self.options.quiet);
+        }
         let step = s.iteration as u64;
         let mut scalars: Vec<(String, f64)> = vec![
             ("loss/total".into(), s.loss[0] as f64),
