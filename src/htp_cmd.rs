@@ -7,8 +7,8 @@ use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 use tafl_engine::{
-    parse_square, position_record, square_name, with_board, BitSet, Clock, Game, Move, Player, Position,
-    Rules, Ruleset, Side, Sq, ThinkingLimit,
+    board_record, parse_square, square_name, with_board, BitSet, Clock, Game, Move, Player, Position, Rules,
+    Ruleset, Side, Sq, ThinkingLimit,
 };
 use tafl_lab::htp::{answer, Framing, Request, Role, COMMANDS};
 use tafl_lab::players::{build, Resolved};
@@ -298,12 +298,12 @@ impl<B: BitSet> Session<B> {
                 Ok(String::new())
             }
             Request::ShowBoard => {
-                let diagram = self.game.position().diagram(&self.rules, &[]);
+                let diagram = self.game.diagram(&self.rules, &[]);
                 // A blank line would end the answer early.
                 let lines: Vec<&str> = diagram.lines().filter(|l| !l.trim().is_empty()).collect();
                 Ok(format!("{n}x{n}\n{}", lines.join("\n")))
             }
-            Request::ShowBoardOpenTafl => Ok(position_record(&self.rules, self.game.position())),
+            Request::ShowBoardOpenTafl => Ok(board_record(&self.rules, &self.game)),
             // As theirs: new time settings start a new game.
             Request::TimeSettings(clock) => {
                 self.time_control = clock;
@@ -604,6 +604,23 @@ mod tests {
         assert!(say(&mut s, "board_size 11").starts_with("? board_size 11: the rules in play are 7x7"));
         assert_eq!(say(&mut s, "board_size 7"), "= \n");
         assert_eq!(say(&mut s, "show_board_open_tafl"), start);
+    }
+
+    /// After the king's capture neither board (the diagram, the OpenTafl record) shows him.
+    #[test]
+    fn a_captured_king_is_off_both_boards() {
+        let mut s = session(Framing::Htp);
+        let pos = tafl_engine::position_from_record(&s.rules, "/4T2/7/7/7/t6/1tKt3/2t4/", Side::Attackers)
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.game = Game::from_position(&s.rules, pos);
+        assert_eq!(say(&mut s, "play attacker a5 c5"), "= C6\n");
+        assert_eq!(say(&mut s, "final_status"), "= attacker_wins\n");
+        assert_eq!(
+            say(&mut s, "show_board_open_tafl"),
+            "= /4T2/7/7/7/2t4/1t1t3/2t4/\n"
+        );
+        let board = say(&mut s, "show_board");
+        assert!(!board.contains('K'), "{board}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `tafl serve` over real HTTP on loopback: the API's answers, its 4xx errors, the full queue's
 //! 503, deadlines, CORS and metrics.
 
+mod cmd;
 mod server;
 
 use serde_json::{json, Value};
@@ -740,6 +741,31 @@ fn the_kings_capture_and_decided_positions_are_reported() {
             .all(|p| p["piece"] != "king"),
         "the captured king is still on the board: {st}"
     );
+    // The position text says what `pieces` says: no king. Sent back, it is refused, not a
+    // game with the king alive again (here and in `tafl analyze`).
+    let issue = json!({"rules": "brandubh", "position": "/4T2/7/7/7/t6/1tKt3/2t4/", "moves": ["a5-c5"]});
+    let st = s.post("/api/state", &issue.to_string()).json();
+    assert_eq!(st["outcome"]["reason"], "king captured", "{st}");
+    assert_eq!(st["position"], "/4T2/7/7/7/2t4/1t1t3/2t4/", "{st}");
+    let after = st["position"].as_str().unwrap().to_string();
+    for (path, back) in [
+        ("/api/state", json!({"rules": "brandubh", "position": after})),
+        (
+            "/api/move",
+            json!({"rules": "brandubh", "position": after, "level": 1}),
+        ),
+    ] {
+        let r = s.post(path, &back.to_string());
+        assert_eq!(r.status, 400, "{path}: {}", r.body);
+        let e = error_of(&r);
+        assert!(e.contains("position") && e.contains("king"), "{e}");
+    }
+    let (ok, out, err) = cmd::tafl_text(&["analyze", "--rules", "brandubh", "--position", &after]);
+    assert!(
+        !ok && out.is_empty() && err.contains("--position") && err.contains("found none"),
+        "{out}{err}"
+    );
+
     // The capture may be written with the move, or left out.
     let mut written = taken.clone();
     written["moves"] = json!(["d7-d5xc5"]);
@@ -765,17 +791,13 @@ fn the_kings_capture_and_decided_positions_are_reported() {
     assert!(error_of(&r).contains("to_move"), "{}", r.body);
 
     // `tafl analyze` judges it the same way.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .args([
-            "analyze",
-            "--rules",
-            "brandubh",
-            "--position",
-            "/K6/3t3/7/7/7/7/7/",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, text, _) = cmd::tafl_text(&[
+        "analyze",
+        "--rules",
+        "brandubh",
+        "--position",
+        "/K6/3t3/7/7/7/7/7/",
+    ]);
     assert!(
         text.contains("the game is over: defenders win (escape)"),
         "{text}"

@@ -275,7 +275,7 @@ impl CsvGame {
                         ply,
                         recorded: self.result,
                         outcome,
-                        diagram: game.position().diagram(rules, &[m.mv.to]),
+                        diagram: game.diagram(rules, &[m.mv.to]),
                     })
                 };
                 return report;
