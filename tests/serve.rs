@@ -482,8 +482,43 @@ fn cors_only_for_named_origins() {
         ok.header("access-control-allow-origin"),
         Some("https://game.example")
     );
+    // Any other origin is refused, not only its preflight: its search is not run.
     let other = s.request("GET", "/api/levels", None, &[("Origin", "https://evil.example")]);
+    assert_eq!(other.status, 403, "{}", other.body);
     assert_eq!(other.header("access-control-allow-origin"), None);
+    let ask = json!({"rules": "brandubh", "level": 1}).to_string();
+    let searches = metric(&s, "tafl_search_duration_seconds_count");
+    let r = s.request(
+        "POST",
+        "/api/move",
+        Some(&ask),
+        &[("Origin", "https://evil.example")],
+    );
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(error_of(&r).contains("--cors-origin"), "{}", r.body);
+    assert_eq!(
+        metric(&s, "tafl_search_duration_seconds_count"),
+        searches,
+        "the search ran"
+    );
+    let r = s.request("POST", "/api/move", Some(&ask), &[("Origin", "null")]);
+    assert_eq!(r.status, 403, "{}", r.body);
+    // The server's own page sends its own origin: that is no cross-origin request.
+    let own = format!("http://{}", s.addr);
+    let r = s.request("POST", "/api/move", Some(&ask), &[("Origin", &own)]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("access-control-allow-origin"), None);
+    // Behind a proxy that rewrites Host, the host the client asked for.
+    let r = s.request(
+        "POST",
+        "/api/state",
+        Some(&json!({"rules": "brandubh"}).to_string()),
+        &[
+            ("Origin", "https://play.example"),
+            ("X-Forwarded-Host", "play.example"),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
     let pre = s.request(
         "OPTIONS",
         "/api/move",
@@ -508,6 +543,7 @@ fn cors_only_for_named_origins() {
     // Without --cors-origin, none.
     let plain = Server::start(&["--searches", "1"]);
     let r = plain.request("GET", "/api/levels", None, &[("Origin", "https://game.example")]);
+    assert_eq!(r.status, 403);
     assert_eq!(r.header("access-control-allow-origin"), None);
 }
 

@@ -3,7 +3,8 @@
 //! Stateless per request (each carries its game), so that several instances can sit behind a
 //! load balancer. Searches run on a fixed pool with a bounded queue (see [`limits`]); every
 //! request is answered within the operator's deadline; the server binds to loopback unless told
-//! otherwise, and answers cross-origin requests only from the origins the operator names.
+//! otherwise, and answers cross-origin requests only from the origins the operator names (a
+//! request from any other refused with 403, before it runs).
 
 mod api;
 mod connections;
@@ -312,7 +313,22 @@ async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Respon
         .get(header::ORIGIN)
         .filter(|o| s.cors_origins.contains(o))
         .cloned();
-    let mut response = if req.method() == Method::OPTIONS {
+    // A request from a page of another site that the operator did not name is refused before
+    // it runs (a browser sends a simple JSON-less POST, and some fetches, without asking first;
+    // refusing only the preflight would still run the search). The server's own page sends its
+    // own origin, which is no cross-origin request.
+    let foreign = origin.is_none()
+        && req
+            .headers()
+            .get(header::ORIGIN)
+            .is_some_and(|o| !same_origin(o, req.headers()));
+    let mut response = if foreign {
+        api::ApiError::new(
+            StatusCode::FORBIDDEN,
+            "cross-origin requests from this origin are not allowed (the operator names the allowed ones with --cors-origin)",
+        )
+        .into_response()
+    } else if req.method() == Method::OPTIONS {
         // A preflight: allowed for the operator's origins only.
         match &origin {
             Some(_) => {
