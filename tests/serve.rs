@@ -606,6 +606,16 @@ fn bad_options_are_refused_at_start() {
             "--idle-timeout",
         ),
         (vec!["--max-connections", "0"], "--max-connections"),
+        // More than the machine can hold (memory, `ulimit -n`) is refused, not left to fail
+        // (the bad address makes a server that took them stop, not serve).
+        (
+            vec!["--search-memory", "99999999999", "--bind", "256.0.0.1:1"],
+            "memory this process may use",
+        ),
+        (
+            vec!["--max-connections", "1000000", "--bind", "256.0.0.1:1"],
+            "ulimit -n",
+        ),
         (vec!["--searches", "0"], "--searches"),
         (vec!["--bind", "256.0.0.1:1"], "--bind"),
     ] {
@@ -618,6 +628,45 @@ fn bad_options_are_refused_at_start() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// A body sent too slowly is the client's delay: 408 at the deadline, not the 504 of an answer
+/// the server did not make in time; `--help` says what `--queue 0` means.
+#[test]
+fn a_body_too_slow_gets_408_and_queue_0_is_explained() {
+    use std::io::{Read, Write};
+    let s = Server::start(&[
+        "--searches",
+        "1",
+        "--request-timeout",
+        "1.5",
+        "--max-movetime",
+        "1",
+        "--idle-timeout",
+        "1.5",
+    ]);
+    let mut c = std::net::TcpStream::connect(&s.addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let head = format!(
+        "POST /api/state HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"rules\"",
+        s.addr
+    );
+    c.write_all(head.as_bytes()).unwrap();
+    let t0 = Instant::now();
+    let mut answer = Vec::new();
+    let _ = c.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("request body"), "{answer}");
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    // The server goes on answering.
+    assert_eq!(
+        s.post("/api/state", &json!({"rules": "brandubh"}).to_string())
+            .status,
+        200
+    );
+    let (_, help, _) = cmd::tafl_text(&["serve", "--help"]);
+    assert!(help.contains("0: none waits"), "{help}");
 }
 
 /// Reads from a raw connection until it closes; true when it closed (EOF or reset) within
