@@ -76,6 +76,14 @@ impl<B: BitSet> Session<B> {
         resign_when_lost: bool,
     ) -> Result<Session<B>, String> {
         let resolved_follows = player.follow_clock;
+        // Which player plays these rules (a level's network, or its fallback) and what
+        // evaluates for it.
+        eprintln!(
+            "htp: rules `{}`: {}; evaluation: {}",
+            rules.ruleset.id(),
+            player.for_rules(&rules.ruleset).label,
+            player.evaluation(&rules.ruleset)
+        );
         let player = build(player, seed, &rules).map_err(|e| format!("player {}: {e}", player.label))?;
         Ok(Session {
             game: Game::new(&rules),

@@ -119,8 +119,14 @@ impl Session {
                     .wrapping_add(self.games.wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 self.table = None;
                 self.table = Some(new_table(&rs, &self.player, seed).map_err(Failure::critical)?);
-                // Which player plays these rules: a level's network, or its fallback.
-                eprintln!("otep: rules `{}`: {}", rs.id(), self.player.for_rules(&rs).label);
+                // Which player plays these rules (a level's network, or its fallback) and what
+                // evaluates for it.
+                eprintln!(
+                    "otep: rules `{}`: {}; evaluation: {}",
+                    rs.id(),
+                    self.player.for_rules(&rs).label,
+                    self.player.evaluation(&rs)
+                );
             }
             Message::Position(record) => self
                 .table("position")?
