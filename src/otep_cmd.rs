@@ -415,12 +415,12 @@ impl<B: BitSet> Table for Board<B> {
         }
         bases.push(self.game.clone());
         let followed: Vec<Game<B>> = bases.iter().filter_map(|g| self.after(g, &mvs)).collect();
-        if let Some(g) = followed.iter().find(|g| board_record(&self.rules, &g) == want) {
+        if let Some(g) = followed.iter().find(|g| board_record(&self.rules, g) == want) {
             self.game = g.clone();
             return Ok(());
         }
         // After refusing our move OpenTafl repeats its last move with the board as it stands.
-        if let Some(g) = bases.into_iter().find(|g| board_record(&self.rules, &g) == want) {
+        if let Some(g) = bases.into_iter().find(|g| board_record(&self.rules, g) == want) {
             self.game = g;
             return Ok(());
         }

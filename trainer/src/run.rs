@@ -953,22 +953,21 @@ impl<B: BitSet> Trainer<'_, B> {
             for _ in 0..threads {
                 let tx = tx.clone();
                 let (encoder, next) = (&encoder, &next);
-                scope.spawn(move || loop {
-                    let Some(&g) = list.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        break;
-                    };
-                    let game = play_game(
-                        self.rules,
-                        net,
-                        encoder,
-                        sp,
-                        game_seed(seed, g),
-                        it >= sp.resign_from_iteration,
-                        dominant,
-                        starts,
-                    );
-                    if tx.send((g, game)).is_err() {
-                        break;
+                scope.spawn(move || {
+                    while let Some(&g) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let game = play_game(
+                            self.rules,
+                            net,
+                            encoder,
+                            sp,
+                            game_seed(seed, g),
+                            it >= sp.resign_from_iteration,
+                            dominant,
+                            starts,
+                        );
+                        if tx.send((g, game)).is_err() {
+                            break;
+                        }
                     }
                 });
             }
