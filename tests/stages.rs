@@ -117,7 +117,10 @@ fn a_run_goes_stage_by_stage_with_split_self_play_then_on_with_train() {
     assert_eq!(games, 8);
     // The stage finds every game on disk and ends without playing one again.
     let said = ok(&["selfplay", r]);
-    assert!(said.contains("resuming self-play at game 8 of 8"), "{said}");
+    assert!(
+        said.contains("resuming self-play with 8 of 8 games on disk"),
+        "{said}"
+    );
     assert_eq!(shards(&dest).len(), 8);
     assert_eq!(state(&run)["phase"], "train");
     ok(&["learn", r, "--quiet"]);
@@ -209,7 +212,7 @@ fn self_play_shards_say_their_games_and_out_stays_outside_runs() {
         "{said}"
     );
     assert!(
-        said.contains("the shards hold 4 of the 8 games (4..8); the 4 others are played"),
+        said.contains("resuming self-play with 4 of 8 games on disk (games 4..8)"),
         "{said}"
     );
     // Every game of the iteration once: none lost, none played twice.

@@ -821,17 +821,18 @@ impl<B: BitSet> Trainer<'_, B> {
         let (stats, shards, held) = self.shards_on_disk(it, &sdir, total);
         let todo: Vec<u64> = (0..total).filter(|g| !held.contains(g)).collect();
         if !held.is_empty() {
+            // Parallel games finish out of order: which games the shards hold is named only
+            // when they are not the first ones.
             let first = held.len() as u64;
-            let text = if held.iter().copied().eq(0..first) {
-                format!("iteration {it}: resuming self-play at game {first} of {total}")
+            let which = if held.iter().copied().eq(0..first) {
+                String::new()
             } else {
-                format!(
-                    "iteration {it}: resuming self-play: the shards hold {first} of the {total} games ({}); the {} others are played",
-                    game_ranges(&held),
-                    todo.len()
-                )
+                format!(" (games {})", game_ranges(&held))
             };
-            self.log.line(&text, !self.options.quiet);
+            self.log.line(
+                &format!("iteration {it}: resuming self-play with {first} of {total} games on disk{which}"),
+                !self.options.quiet,
+            );
         }
         let dominant = self.dominant_side(state, sp);
         let threads = (sp.parallel_games as usize).min(todo.len()).max(1);
@@ -1078,16 +1079,9 @@ impl<B: BitSet> Trainer<'_, B> {
                     }
                 }
             }
-            let resumes = if held.iter().copied().eq(0..held.len() as u64) {
-                format!("resumes at game {}", held.len())
-            } else {
-                format!(
-                    "plays the {} games no kept shard holds",
-                    total.saturating_sub(held.len() as u64)
-                )
-            };
             self.say(&format!(
-                "warning: iteration {it}: {why}; self-play {resumes} (shard-{shards:04}), and the games of the {} shard(s) from there on are played again",
+                "warning: iteration {it}: {why}; self-play resumes with {} games kept (shard-{shards:04}), and the games of the {} shard(s) from there on are played again",
+                held.len(),
                 after.len()
             ));
         }
@@ -1691,7 +1685,7 @@ fn shard_fits(
     Ok(())
 }
 
-/// A set of game indices as ranges, for messages: `0..4, 8..12`.
+/// A set of game indices for messages, runs as ranges: `0..4, 6, 8..12`.
 fn game_ranges(games: &BTreeSet<u64>) -> String {
     let mut spans: Vec<(u64, u64)> = Vec::new();
     for &g in games {
@@ -1702,7 +1696,13 @@ fn game_ranges(games: &BTreeSet<u64>) -> String {
     }
     spans
         .iter()
-        .map(|(a, b)| format!("{a}..{b}"))
+        .map(|&(a, b)| {
+            if b == a + 1 {
+                a.to_string()
+            } else {
+                format!("{a}..{b}")
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
