@@ -201,7 +201,7 @@ pub fn run(rs: &Ruleset, req: &Request) -> Result<(), String> {
 fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
     let n = rules.n;
     let game = game_from(rules, req.position, req.to_move, req.moves, req.fields)?;
-    print!("{}", game.position().diagram(rules, &[]));
+    print!("{}", game.diagram(rules, &[]));
     println!("{} to move, ply {}", game.position().to_move(), game.ply());
     if let Some(o) = game.outcome() {
         println!("the game is over: {o}");

@@ -522,6 +522,9 @@ fn parse_f64_range(s: &str) -> Result<(f64, f64), String> {
 impl OpeningsArgs {
     fn run(self) -> Result<(), String> {
         let judge = tafl_lab::players::resolve(&self.judge).map_err(|e| format!("--judge: {e}"))?;
+        // The suite is written at the end of a long search: a file that cannot be written
+        // there is refused now.
+        tafl_lab::work::check_writable("--out", &self.out)?;
         let pool = crate::common::pool(self.threads)?;
         let req = tafl_lab::openings::BuildRequest {
             rules_text: self.rules.text.clone(),

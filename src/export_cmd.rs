@@ -42,22 +42,7 @@ fn check_destination(out: &Path, checkpoint: &Path) -> Result<(), String> {
         return Err(format!("--out `{shown}` is a file, not a folder"));
     }
     // The folder as it will be: its deepest existing ancestor resolved, the rest appended.
-    let absolute = std::path::absolute(out).map_err(|e| format!("--out `{shown}`: {e}"))?;
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => break,
-        }
-    }
-    let mut resolved = existing.canonicalize().unwrap_or_else(|_| existing.to_path_buf());
-    for name in rest.iter().rev() {
-        resolved.push(name);
-    }
+    let resolved = tafl_trainer::run_dir::resolved_path(out).map_err(|e| format!("--out `{shown}`: {e}"))?;
     if let Ok(source) = checkpoint.canonicalize() {
         if resolved == source {
             return Err(format!(
@@ -65,10 +50,7 @@ fn check_destination(out: &Path, checkpoint: &Path) -> Result<(), String> {
             ));
         }
     }
-    if let Some(run) = resolved
-        .ancestors()
-        .find(|a| tafl_trainer::RunDir::new(*a).is_run())
-    {
+    if let Some(run) = tafl_trainer::run_dir::run_holding(out) {
         return Err(format!(
             "--out `{shown}` is inside the training run `{}`: an export there would replace or add a manifest.json in the run (breaking `mcts:model=RUN` and `tafl export RUN`); export into a folder outside it",
             run.display()

@@ -7,8 +7,8 @@ use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 use tafl_engine::{
-    parse_square, position_record, square_name, with_board, BitSet, Clock, Game, Move, Player, Position,
-    Rules, Ruleset, Side, Sq, ThinkingLimit,
+    board_record, parse_square, square_name, with_board, BitSet, Clock, Game, Move, Player, Position, Rules,
+    Ruleset, Side, Sq, ThinkingLimit,
 };
 use tafl_lab::htp::{answer, Framing, Request, Role, COMMANDS};
 use tafl_lab::players::{build, Resolved};
@@ -76,6 +76,14 @@ impl<B: BitSet> Session<B> {
         resign_when_lost: bool,
     ) -> Result<Session<B>, String> {
         let resolved_follows = player.follow_clock;
+        // Which player plays these rules (a level's network, or its fallback) and what
+        // evaluates for it.
+        eprintln!(
+            "htp: rules `{}`: {}; evaluation: {}",
+            rules.ruleset.id(),
+            player.for_rules(&rules.ruleset).label,
+            player.evaluation(&rules.ruleset)
+        );
         let player = build(player, seed, &rules).map_err(|e| format!("player {}: {e}", player.label))?;
         Ok(Session {
             game: Game::new(&rules),
@@ -298,12 +306,12 @@ impl<B: BitSet> Session<B> {
                 Ok(String::new())
             }
             Request::ShowBoard => {
-                let diagram = self.game.position().diagram(&self.rules, &[]);
+                let diagram = self.game.diagram(&self.rules, &[]);
                 // A blank line would end the answer early.
                 let lines: Vec<&str> = diagram.lines().filter(|l| !l.trim().is_empty()).collect();
                 Ok(format!("{n}x{n}\n{}", lines.join("\n")))
             }
-            Request::ShowBoardOpenTafl => Ok(position_record(&self.rules, self.game.position())),
+            Request::ShowBoardOpenTafl => Ok(board_record(&self.rules, &self.game)),
             // As theirs: new time settings start a new game.
             Request::TimeSettings(clock) => {
                 self.time_control = clock;
@@ -376,13 +384,23 @@ pub fn host_address(host: &str) -> String {
     }
 }
 
-/// Connection attempts in a row that may fail before the engine gives up.
+/// Connection attempts in a row that may fail before the engine gives up: a connection that
+/// cannot be made, or one that ends before a complete exchange.
 const CONNECT_ATTEMPTS: u32 = 10;
+
+/// The pause before the next connection after `failures` failed attempts in a row: 0.5 s,
+/// doubling up to 32 s.
+fn backoff(failures: u32) -> Duration {
+    Duration::from_millis(250 << failures.clamp(1, 7))
+}
 
 /// Plays as a networked engine of hnefatafl.org's server: connects to `host`, answers the
 /// server's `generate_move` lines with bare `play` lines and follows its `play` lines, until
 /// the game is over. A dropped connection is made again (with growing pauses, up to
-/// [`CONNECT_ATTEMPTS`] failures in a row), keeping the game in hand.
+/// [`CONNECT_ATTEMPTS`] failures in a row), keeping the game in hand. A connection counts as
+/// a success only once it has carried a complete exchange (a whole line from the server,
+/// handled and answered): one that is accepted and then closed, or that sends only part of a
+/// line, is a failure like a refused one, so a server that does that is not called forever.
 pub fn run_tcp(
     rs: &Ruleset,
     player: &Resolved,
@@ -406,43 +424,60 @@ fn relay<B: BitSet>(
     let mut session = Session::new(rules, player, seed, framing, resign)?;
     let mut failures = 0u32;
     loop {
-        let stream = match TcpStream::connect(address) {
-            Ok(s) => {
-                failures = 0;
+        let why = match TcpStream::connect(address) {
+            Ok(stream) => {
                 eprintln!("htp: connected to {address}");
-                s
-            }
-            Err(e) => {
-                failures += 1;
-                if failures >= CONNECT_ATTEMPTS {
-                    return Err(format!(
-                        "--host {address}: cannot connect ({failures} attempts in a row): {e}"
-                    ));
+                let mut exchanged = false;
+                let ended = converse(&mut session, stream, &mut exchanged);
+                if exchanged {
+                    failures = 0;
                 }
-                let pause = Duration::from_millis(250 << failures.min(7));
-                eprintln!("htp: cannot connect to {address}: {e}; again in {pause:?}");
-                std::thread::sleep(pause);
-                continue;
+                match ended {
+                    Ok(true) => return Ok(()),
+                    Ok(false) if exchanged => format!("{address} closed the connection"),
+                    Ok(false) => format!("{address} closed the connection before a complete exchange"),
+                    Err(e) => format!("connection to {address} lost ({e})"),
+                }
             }
+            Err(e) => format!("cannot connect to {address}: {e}"),
         };
-        match converse(&mut session, stream) {
-            Ok(true) => return Ok(()),
-            Ok(false) => eprintln!("htp: {address} closed the connection; connecting again"),
-            Err(e) => eprintln!("htp: connection to {address} lost ({e}); connecting again"),
-        }
         failures += 1;
-        std::thread::sleep(Duration::from_millis(250));
+        if failures >= CONNECT_ATTEMPTS {
+            return Err(format!(
+                "--host {address}: {failures} connection attempts in a row failed (refused, or ended before a complete exchange); the last: {why}"
+            ));
+        }
+        let pause = backoff(failures);
+        eprintln!("htp: {why}; connecting again in {pause:?}");
+        std::thread::sleep(pause);
     }
 }
 
 /// One connection: `Ok(true)` when the game is over, `Ok(false)` when the server closed it.
-fn converse<B: BitSet>(session: &mut Session<B>, stream: TcpStream) -> Result<bool, String> {
-    use tafl_engine::input::{printable, read_line, Line, LINE_LIMIT};
+/// `exchanged` is set once a whole, non-blank line from the server has been handled and its
+/// answer, if any, sent. A last line cut short by the end of the connection is not acted on.
+fn converse<B: BitSet>(
+    session: &mut Session<B>,
+    stream: TcpStream,
+    exchanged: &mut bool,
+) -> Result<bool, String> {
+    use tafl_engine::input::{printable, read_line_ended, Line, LINE_LIMIT};
     let mut writer = stream.try_clone().map_err(|e| e.to_string())?;
     let mut reader = BufReader::new(stream);
     loop {
         // Lines from the server are bounded as stdin's are (common::each_line).
-        let line = match read_line(&mut reader, LINE_LIMIT).map_err(|e| e.to_string())? {
+        let (line, ended) = read_line_ended(&mut reader, LINE_LIMIT).map_err(|e| e.to_string())?;
+        if !ended {
+            if let Line::Bytes(bytes) = &line {
+                let cut = String::from_utf8_lossy(bytes);
+                eprintln!(
+                    "htp: the connection ended mid-line (`{}`); the part is ignored",
+                    printable(&cut, false, 200)
+                );
+            }
+            return Ok(false);
+        }
+        let line = match line {
             Line::End => return Ok(false),
             Line::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Line::TooLong(bytes) => {
@@ -462,6 +497,9 @@ fn converse<B: BitSet>(session: &mut Session<B>, stream: TcpStream) -> Result<bo
                 .and_then(|()| writer.flush())
                 .map_err(|e| e.to_string())?;
         }
+        // A blank line is no exchange: a server that sends only those and closes is not
+        // called again at once forever.
+        *exchanged |= !line.trim().is_empty();
         if session.over() {
             return Ok(true);
         }
@@ -604,6 +642,23 @@ mod tests {
         assert!(say(&mut s, "board_size 11").starts_with("? board_size 11: the rules in play are 7x7"));
         assert_eq!(say(&mut s, "board_size 7"), "= \n");
         assert_eq!(say(&mut s, "show_board_open_tafl"), start);
+    }
+
+    /// After the king's capture neither board (the diagram, the OpenTafl record) shows him.
+    #[test]
+    fn a_captured_king_is_off_both_boards() {
+        let mut s = session(Framing::Htp);
+        let pos = tafl_engine::position_from_record(&s.rules, "/4T2/7/7/7/t6/1tKt3/2t4/", Side::Attackers)
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.game = Game::from_position(&s.rules, pos);
+        assert_eq!(say(&mut s, "play attacker a5 c5"), "= C6\n");
+        assert_eq!(say(&mut s, "final_status"), "= attacker_wins\n");
+        assert_eq!(
+            say(&mut s, "show_board_open_tafl"),
+            "= /4T2/7/7/7/2t4/1t1t3/2t4/\n"
+        );
+        let board = say(&mut s, "show_board");
+        assert!(!board.contains('K'), "{board}");
     }
 
     #[test]

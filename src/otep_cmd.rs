@@ -8,7 +8,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 use tafl_engine::{
-    otn_move_text, parse_move, parse_position_record, pieces_record, position_record, with_board, BitSet,
+    board_record, otn_move_text, parse_move, parse_position_record, pieces_record, with_board, BitSet,
     Evaluator, EvaluatorSpec, Game, Move, Piece, Player, PlayerSpec, Position, Rules, Ruleset, Search,
     SearchConfig, Side, Sq, ThinkingLimit,
 };
@@ -119,8 +119,14 @@ impl Session {
                     .wrapping_add(self.games.wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 self.table = None;
                 self.table = Some(new_table(&rs, &self.player, seed).map_err(Failure::critical)?);
-                // Which player plays these rules: a level's network, or its fallback.
-                eprintln!("otep: rules `{}`: {}", rs.id(), self.player.for_rules(&rs).label);
+                // Which player plays these rules (a level's network, or its fallback) and what
+                // evaluates for it.
+                eprintln!(
+                    "otep: rules `{}`: {}; evaluation: {}",
+                    rs.id(),
+                    self.player.for_rules(&rs).label,
+                    self.player.evaluation(&rs)
+                );
             }
             Message::Position(record) => self
                 .table("position")?
@@ -277,7 +283,7 @@ impl<B: BitSet> Board<B> {
     }
 
     fn record(&self) -> String {
-        position_record(&self.rules, self.game.position())
+        board_record(&self.rules, &self.game)
     }
 
     /// Starts again from `pieces` with `to_move` to play (no history before it).
@@ -332,7 +338,8 @@ impl<B: BitSet> Table for Board<B> {
 
     fn set_to_move(&mut self, side: Side) -> Result<(), String> {
         if self.game.position().to_move() != side {
-            let pieces = self.game.position().pieces();
+            // The board as the game shows it: a captured king does not come back.
+            let pieces = self.game.board();
             self.restart(&pieces, side)?;
         }
         Ok(())
@@ -371,7 +378,7 @@ impl<B: BitSet> Table for Board<B> {
         let mover = self.game.position().to_move();
         if let Some(mv) = self.pending.take() {
             if let Some(g) = self.after(&self.game, &[mv]) {
-                if position_record(&self.rules, g.position()) == want || g.outcome().is_some() {
+                if board_record(&self.rules, &g) == want || g.outcome().is_some() {
                     self.game = g;
                     return Ok(());
                 }
@@ -408,18 +415,12 @@ impl<B: BitSet> Table for Board<B> {
         }
         bases.push(self.game.clone());
         let followed: Vec<Game<B>> = bases.iter().filter_map(|g| self.after(g, &mvs)).collect();
-        if let Some(g) = followed
-            .iter()
-            .find(|g| position_record(&self.rules, g.position()) == want)
-        {
+        if let Some(g) = followed.iter().find(|g| board_record(&self.rules, g) == want) {
             self.game = g.clone();
             return Ok(());
         }
         // After refusing our move OpenTafl repeats its last move with the board as it stands.
-        if let Some(g) = bases
-            .into_iter()
-            .find(|g| position_record(&self.rules, g.position()) == want)
-        {
+        if let Some(g) = bases.into_iter().find(|g| board_record(&self.rules, g) == want) {
             self.game = g;
             return Ok(());
         }
@@ -569,19 +570,42 @@ mod tests {
         let mut g = Game::new(&rules);
         let (m, _) = parse_move(7, &mv).unwrap_or_else(|e| panic!("{e}"));
         g.play(&rules, m).unwrap_or_else(|e| panic!("{e}"));
-        let after = position_record(&rules, g.position());
+        let after = board_record(&rules, &g);
         assert!(replies(&mut s, &format!("move {after}")).is_empty());
         // Now a defender move, then a board that does not follow from it: the engine follows
         // the board it is sent.
         let reply = g.position().moves(&rules)[0];
         g.play(&rules, reply).unwrap_or_else(|e| panic!("{e}"));
-        let after = position_record(&rules, g.position());
+        let after = board_record(&rules, &g);
         let line = format!("opponent-move {} {after}", reply.text(7));
         assert!(replies(&mut s, &line).is_empty(), "{line}");
         let r = replies(&mut s, "opponent-move a4-a1 /3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/");
         assert!(r.is_empty(), "{r:?}");
         let r = replies(&mut s, "analyze 3 5");
         assert!(r[0].starts_with("analysis 3 "), "{r:?}");
+    }
+
+    /// After the king's capture the engine's board has no king: a change of the side to
+    /// move does not bring him back to play on, and a board without a king is refused.
+    #[test]
+    fn a_captured_king_stays_captured() {
+        let mut s = session();
+        assert!(replies(&mut s, BRANDUBH).is_empty());
+        assert!(replies(&mut s, "position /4T2/7/7/7/t6/1tKt3/2t4/").is_empty());
+        assert!(replies(&mut s, "side attackers").is_empty());
+        let r = replies(&mut s, "opponent-move a5-c5 /4T2/7/7/7/2t4/1t1t3/2t4/");
+        assert!(r.is_empty(), "{r:?}");
+        assert!(replies(&mut s, "analyze 1 1")[0].contains("the game is over"));
+        let r = replies(&mut s, "play attackers");
+        assert!(
+            r[0].starts_with("error -1 ") && r[0].contains("found none"),
+            "{r:?}"
+        );
+        let r = replies(&mut s, "position /4T2/7/7/7/2t4/1t1t3/2t4/");
+        assert!(
+            r[0].starts_with("error 0 position refused") && r[0].contains("found none"),
+            "{r:?}"
+        );
     }
 
     #[test]

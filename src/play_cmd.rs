@@ -173,5 +173,5 @@ fn board<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> String {
         marks.extend(p.captured.squares().map(|s| s as Sq));
         last = format!("last move: {}\n", played_text(rules.n, p));
     }
-    format!("\n{}{last}", game.position().diagram(rules, &marks))
+    format!("\n{}{last}", game.diagram(rules, &marks))
 }

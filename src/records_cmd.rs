@@ -282,7 +282,7 @@ fn export<B: BitSet>(rules: &Rules<B>, a: &ExportArgs) -> Result<(), String> {
             samples += s.len();
             valued += s.iter().filter(|x| x.wdl.iter().sum::<f32>() > 0.0).count();
             let path = dir.join(format!("shard-{k:05}.bin"));
-            tafl_trainer::shard::write_shard(&path, encoder.input_len(), &s)?;
+            tafl_trainer::shard::write_shard(&path, encoder.input_len(), &s, None)?;
         }
         summary.insert(
             split.name().to_string(),

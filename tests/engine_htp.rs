@@ -218,6 +218,44 @@ fn a_networked_engine_plays_through_the_servers_relay_and_reconnects() {
     assert!(!diagnostics.contains("a new game begins"), "{diagnostics}");
 }
 
+/// A listener that accepts, sends part of a line and closes: each such connection is a
+/// failure, the engine backs off between them and gives up after ten in a row (it made dozens
+/// a second, for ever).
+#[test]
+fn connections_ended_before_a_complete_exchange_are_failures_with_back_off() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
+    let host = format!("127.0.0.1:{}", listener.local_addr().expect("address").port());
+    let mut child = tafl(&["engine", "--protocol", "htp", "--level", "1", "--host", &host])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tafl engine");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let t0 = std::time::Instant::now();
+    let mut connections = 0;
+    while t0.elapsed() < Duration::from_secs(6) {
+        match listener.accept() {
+            Ok((mut stream, _)) => {
+                connections += 1;
+                let _ = stream.write_all(b"generate_mo");
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut log).expect("stderr");
+    // Pauses of 0.5, 1, 2 and 4 s: at most 4 connections in 6 s (10 or more without them).
+    assert!((2..=4).contains(&connections), "{connections} connections\n{log}");
+    assert!(log.contains("before a complete exchange"), "{log}");
+    assert!(
+        !log.contains("unknown command"),
+        "the cut line was acted on: {log}"
+    );
+}
+
 #[test]
 fn host_is_for_htp_only() {
     let out = tafl(&["engine", "--protocol", "otep", "--host", "127.0.0.1:1"])

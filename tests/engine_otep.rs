@@ -453,6 +453,37 @@ fn rules_no_network_fits_play_the_levels_fallback() {
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
+/// OpenTafl sends a game's start position inside its rules: a game of Copenhagen from another
+/// start (here four plies in) is still Copenhagen to the networks and the linear evaluations,
+/// and OpenTafl's Brandub from another start still gets the Brandubh ones; the log says which
+/// evaluation plays.
+#[test]
+fn a_hosts_own_start_keeps_the_learned_players() {
+    let copenhagen_later = "dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:/3ttttt3/5t3t1/6T4/2t2T4t/t3TT4t/tt2TKTT2t/t3TTT3t/t2T1T4t/11/5t5/3ttttt3/";
+    let brandub_later = OPENTAFL_BRANDUB.replace("start:/3t3/", "start:/2t4/");
+    for (level, learned) in [(6, "the shipped linear evaluation"), (4, "the shipped network")] {
+        let mut engine = Engine::at_level(level, None);
+        engine.plays(copenhagen_later, Side::Attackers);
+        engine.plays(&brandub_later, Side::Attackers);
+        let diagnostics = engine.goodbye();
+        let games: Vec<&str> = diagnostics
+            .lines()
+            .filter(|l| l.starts_with("otep: rules"))
+            .collect();
+        assert_eq!(games.len(), 2, "{diagnostics}");
+        for (g, name) in games.iter().zip(["copenhagen", "brandubh"]) {
+            assert!(!g.contains("no shipped model"), "{g}");
+            assert!(g.contains(&format!("evaluation: {learned} `{name}`")), "{g}");
+        }
+        assert!(
+            games[0].contains("but for what a repetition does"),
+            "{}",
+            games[0]
+        );
+        assert!(games[1].contains("measured to play this one"), "{}", games[1]);
+    }
+}
+
 #[test]
 fn analysis_searches_with_the_player_that_plays_at_every_level() {
     let copenhagen = ruleset_to_opentafl(&Ruleset::builtin("copenhagen"));

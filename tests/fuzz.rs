@@ -439,7 +439,7 @@ fn fuzz_replay_shards() {
     for n in [0, 1, 3] {
         let p = dir.join(format!("s{n}.bin"));
         let samples: Vec<Sample> = (0..n).map(|i| sample(i as f32)).collect();
-        write_shard(&p, input_len, &samples).unwrap();
+        write_shard(&p, input_len, &samples, None).unwrap();
         corpus.push(std::fs::read(&p).unwrap());
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -260,3 +260,33 @@ fn bad_and_foreign_suites_are_refused_naming_why() {
     assert!(!ok && stderr.contains("--games: 3 must be even"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An `--out` that cannot be written is refused before the search, not after it.
+#[test]
+fn an_out_that_cannot_be_written_is_refused_at_the_start() {
+    let dir = scratch("out");
+    let no_folder = dir.join("nonexistent").join("f.txt");
+    for (out, why) in [(&no_folder, "does not exist"), (&dir, "is a folder")] {
+        let (ok, stdout, stderr) = tafl_text(&[
+            "openings",
+            "--rules",
+            "brandubh",
+            "--judge",
+            "mcts:heuristic:16",
+            "--candidates",
+            "20",
+            "--games",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            !ok && stderr.contains("--out") && stderr.contains(why),
+            "{stderr}"
+        );
+        assert!(!stdout.contains("candidates dropped"), "the search ran: {stdout}");
+    }
+    // Nothing was left behind.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -343,7 +343,7 @@ fn a_damaged_shard_of_the_iteration_being_trained_is_played_again() {
     let log = std::fs::read_to_string(run.join("train.log")).unwrap();
     assert!(
         log.contains("shard-0001.bin: checksum mismatch")
-            && log.contains("self-play resumes at game 2 (shard-0001)"),
+            && log.contains("self-play resumes with 2 games kept (shard-0001)"),
         "{log}"
     );
     assert!(!log.contains("skipping replay shard"), "{log}");

@@ -1,6 +1,7 @@
 //! `tafl serve` over real HTTP on loopback: the API's answers, its 4xx errors, the full queue's
 //! 503, deadlines, CORS and metrics.
 
+mod cmd;
 mod server;
 
 use serde_json::{json, Value};
@@ -481,8 +482,43 @@ fn cors_only_for_named_origins() {
         ok.header("access-control-allow-origin"),
         Some("https://game.example")
     );
+    // Any other origin is refused, not only its preflight: its search is not run.
     let other = s.request("GET", "/api/levels", None, &[("Origin", "https://evil.example")]);
+    assert_eq!(other.status, 403, "{}", other.body);
     assert_eq!(other.header("access-control-allow-origin"), None);
+    let ask = json!({"rules": "brandubh", "level": 1}).to_string();
+    let searches = metric(&s, "tafl_search_duration_seconds_count");
+    let r = s.request(
+        "POST",
+        "/api/move",
+        Some(&ask),
+        &[("Origin", "https://evil.example")],
+    );
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(error_of(&r).contains("--cors-origin"), "{}", r.body);
+    assert_eq!(
+        metric(&s, "tafl_search_duration_seconds_count"),
+        searches,
+        "the search ran"
+    );
+    let r = s.request("POST", "/api/move", Some(&ask), &[("Origin", "null")]);
+    assert_eq!(r.status, 403, "{}", r.body);
+    // The server's own page sends its own origin: that is no cross-origin request.
+    let own = format!("http://{}", s.addr);
+    let r = s.request("POST", "/api/move", Some(&ask), &[("Origin", &own)]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("access-control-allow-origin"), None);
+    // Behind a proxy that rewrites Host, the host the client asked for.
+    let r = s.request(
+        "POST",
+        "/api/state",
+        Some(&json!({"rules": "brandubh"}).to_string()),
+        &[
+            ("Origin", "https://play.example"),
+            ("X-Forwarded-Host", "play.example"),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
     let pre = s.request(
         "OPTIONS",
         "/api/move",
@@ -507,6 +543,7 @@ fn cors_only_for_named_origins() {
     // Without --cors-origin, none.
     let plain = Server::start(&["--searches", "1"]);
     let r = plain.request("GET", "/api/levels", None, &[("Origin", "https://game.example")]);
+    assert_eq!(r.status, 403);
     assert_eq!(r.header("access-control-allow-origin"), None);
 }
 
@@ -569,6 +606,16 @@ fn bad_options_are_refused_at_start() {
             "--idle-timeout",
         ),
         (vec!["--max-connections", "0"], "--max-connections"),
+        // More than the machine can hold (memory, `ulimit -n`) is refused, not left to fail
+        // (the bad address makes a server that took them stop, not serve).
+        (
+            vec!["--search-memory", "99999999999", "--bind", "256.0.0.1:1"],
+            "memory this process may use",
+        ),
+        (
+            vec!["--max-connections", "1000000", "--bind", "256.0.0.1:1"],
+            "ulimit -n",
+        ),
         (vec!["--searches", "0"], "--searches"),
         (vec!["--bind", "256.0.0.1:1"], "--bind"),
     ] {
@@ -581,6 +628,45 @@ fn bad_options_are_refused_at_start() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// A body sent too slowly is the client's delay: 408 at the deadline, not the 504 of an answer
+/// the server did not make in time; `--help` says what `--queue 0` means.
+#[test]
+fn a_body_too_slow_gets_408_and_queue_0_is_explained() {
+    use std::io::{Read, Write};
+    let s = Server::start(&[
+        "--searches",
+        "1",
+        "--request-timeout",
+        "1.5",
+        "--max-movetime",
+        "1",
+        "--idle-timeout",
+        "1.5",
+    ]);
+    let mut c = std::net::TcpStream::connect(&s.addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let head = format!(
+        "POST /api/state HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"rules\"",
+        s.addr
+    );
+    c.write_all(head.as_bytes()).unwrap();
+    let t0 = Instant::now();
+    let mut answer = Vec::new();
+    let _ = c.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("request body"), "{answer}");
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    // The server goes on answering.
+    assert_eq!(
+        s.post("/api/state", &json!({"rules": "brandubh"}).to_string())
+            .status,
+        200
+    );
+    let (_, help, _) = cmd::tafl_text(&["serve", "--help"]);
+    assert!(help.contains("0: none waits"), "{help}");
 }
 
 /// Reads from a raw connection until it closes; true when it closed (EOF or reset) within
@@ -740,6 +826,31 @@ fn the_kings_capture_and_decided_positions_are_reported() {
             .all(|p| p["piece"] != "king"),
         "the captured king is still on the board: {st}"
     );
+    // The position text says what `pieces` says: no king. Sent back, it is refused, not a
+    // game with the king alive again (here and in `tafl analyze`).
+    let issue = json!({"rules": "brandubh", "position": "/4T2/7/7/7/t6/1tKt3/2t4/", "moves": ["a5-c5"]});
+    let st = s.post("/api/state", &issue.to_string()).json();
+    assert_eq!(st["outcome"]["reason"], "king captured", "{st}");
+    assert_eq!(st["position"], "/4T2/7/7/7/2t4/1t1t3/2t4/", "{st}");
+    let after = st["position"].as_str().unwrap().to_string();
+    for (path, back) in [
+        ("/api/state", json!({"rules": "brandubh", "position": after})),
+        (
+            "/api/move",
+            json!({"rules": "brandubh", "position": after, "level": 1}),
+        ),
+    ] {
+        let r = s.post(path, &back.to_string());
+        assert_eq!(r.status, 400, "{path}: {}", r.body);
+        let e = error_of(&r);
+        assert!(e.contains("position") && e.contains("king"), "{e}");
+    }
+    let (ok, out, err) = cmd::tafl_text(&["analyze", "--rules", "brandubh", "--position", &after]);
+    assert!(
+        !ok && out.is_empty() && err.contains("--position") && err.contains("found none"),
+        "{out}{err}"
+    );
+
     // The capture may be written with the move, or left out.
     let mut written = taken.clone();
     written["moves"] = json!(["d7-d5xc5"]);
@@ -765,17 +876,13 @@ fn the_kings_capture_and_decided_positions_are_reported() {
     assert!(error_of(&r).contains("to_move"), "{}", r.body);
 
     // `tafl analyze` judges it the same way.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .args([
-            "analyze",
-            "--rules",
-            "brandubh",
-            "--position",
-            "/K6/3t3/7/7/7/7/7/",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, text, _) = cmd::tafl_text(&[
+        "analyze",
+        "--rules",
+        "brandubh",
+        "--position",
+        "/K6/3t3/7/7/7/7/7/",
+    ]);
     assert!(
         text.contains("the game is over: defenders win (escape)"),
         "{text}"

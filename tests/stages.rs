@@ -117,7 +117,10 @@ fn a_run_goes_stage_by_stage_with_split_self_play_then_on_with_train() {
     assert_eq!(games, 8);
     // The stage finds every game on disk and ends without playing one again.
     let said = ok(&["selfplay", r]);
-    assert!(said.contains("resuming self-play at game 8 of 8"), "{said}");
+    assert!(
+        said.contains("resuming self-play with 8 of 8 games on disk"),
+        "{said}"
+    );
     assert_eq!(shards(&dest).len(), 8);
     assert_eq!(state(&run)["phase"], "train");
     ok(&["learn", r, "--quiet"]);
@@ -142,4 +145,87 @@ fn a_run_goes_stage_by_stage_with_split_self_play_then_on_with_train() {
     // Past the end, a stage has nothing to do and says so.
     let said = ok(&["selfplay", r, "--quiet"]);
     assert!(said.contains("complete"), "{said}");
+}
+
+/// `--out` inside a run folder is refused (its shards would be taken for the run's own), and a
+/// shard put in a run by hand is read for the games it says it holds: games another shard
+/// holds are caught, and self-play plays exactly the games no shard holds.
+#[test]
+fn self_play_shards_say_their_games_and_out_stays_outside_runs() {
+    let root = temp_dir("misplaced");
+    let run = root.join("run");
+    let tiny = format!("{}/configs/train/tiny.toml", env!("CARGO_MANIFEST_DIR"));
+    let r = run.to_str().unwrap();
+    ok(&[
+        "train",
+        &tiny,
+        "--out",
+        r,
+        "--stop-after",
+        "0",
+        "--quiet",
+        "--no-install",
+    ]);
+    let dest = run.join("shards").join("iter-0001");
+    std::fs::create_dir_all(&dest).unwrap();
+    let new = run.join("new");
+    for out in [
+        dest.clone(),
+        run.clone(),
+        new.clone(),
+        dest.join("../../shards/x"),
+    ] {
+        let (good, _, e) = tafl_text(&["selfplay", r, "--games", "4..8", "--out", out.to_str().unwrap()]);
+        assert!(
+            !good && e.contains("inside the run folder"),
+            "{}: {e}",
+            out.display()
+        );
+    }
+    assert!(shards(&dest).is_empty() && !new.exists());
+    // Games 4..8 outside the run, then moved in as its first shards, one of them twice.
+    let task = root.join("task");
+    ok(&[
+        "selfplay",
+        r,
+        "--games",
+        "4..8",
+        "--out",
+        task.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let copy = |from: &str, to: &str| {
+        for ext in ["bin", "json"] {
+            std::fs::copy(
+                task.join(format!("{from}.{ext}")),
+                dest.join(format!("{to}.{ext}")),
+            )
+            .unwrap();
+        }
+    };
+    copy("shard-0000", "shard-0000");
+    copy("shard-0001", "shard-0001");
+    copy("shard-0000", "shard-0002");
+    let said = ok(&["selfplay", r]);
+    assert!(
+        said.contains("shard-0002.bin: holds game") && said.contains("which an earlier shard holds"),
+        "{said}"
+    );
+    assert!(
+        said.contains("resuming self-play with 4 of 8 games on disk (games 4..8)"),
+        "{said}"
+    );
+    // Every game of the iteration once: none lost, none played twice.
+    let mut games: Vec<u64> = Vec::new();
+    for bin in shards(&dest).iter().filter(|p| p.extension().unwrap() == "bin") {
+        let encoder = tafl_nn::Encoder::new(&tafl_engine::Ruleset::builtin("brandubh"));
+        let shard =
+            tafl_trainer::shard::read_shard_games(bin, encoder.input_len(), encoder.policy_size()).unwrap();
+        let held = shard.games.unwrap();
+        assert_eq!(held.iteration, 1);
+        games.extend(held.games);
+    }
+    games.sort_unstable();
+    assert_eq!(games, (0..8).collect::<Vec<u64>>());
+    assert_eq!(state(&run)["phase"], "train");
 }

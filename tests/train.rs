@@ -110,10 +110,13 @@ fn a_run_killed_mid_iteration_resumes_and_finishes() {
         "the samples counted are the samples kept"
     );
     let log = std::fs::read_to_string(run.join("train.log")).unwrap();
-    assert!(log.contains("resuming self-play at game 4 of 120"), "{log}");
+    assert!(
+        log.contains("resuming self-play with 4 of 120 games on disk"),
+        "{log}"
+    );
     assert!(
         log.contains("shard-0001.bin: checksum mismatch")
-            && log.contains("self-play resumes at game 4 (shard-0001)"),
+            && log.contains("self-play resumes with 4 games kept (shard-0001)"),
         "{log}"
     );
     assert!(!log.contains("skipping replay shard"), "{log}");

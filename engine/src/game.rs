@@ -7,7 +7,7 @@ use crate::outcome::{Outcome, Reason};
 use crate::position::{Move, MoveEffect, Position};
 use crate::rules::Rules;
 use crate::ruleset::{Repetition, TurnLimitResult};
-use crate::side::Side;
+use crate::side::{Piece, Side};
 use crate::square::Sq;
 
 /// A move as played, with what it captured.
@@ -18,7 +18,7 @@ pub struct Played<B> {
     /// Soldiers it removed.
     pub captured: B,
     /// The king's square when the move ended the game by capturing him (he stays on the
-    /// board in the game's position, which keeps his square).
+    /// board in the game's position, which keeps his square; [`Game::board`] leaves him out).
     pub king_captured: Option<Sq>,
 }
 
@@ -75,6 +75,27 @@ impl<B: BitSet> Game<B> {
     /// The current position.
     pub fn position(&self) -> &Position<B> {
         &self.position
+    }
+    /// The king's square when the last move captured him. The position keeps him there (its
+    /// square is part of every position), but the game shows him off the board.
+    pub fn king_taken(&self) -> Option<Sq> {
+        self.moves.last().and_then(|p| p.king_captured)
+    }
+    /// The pieces as the game shows them, in square order: the position's, less a king the
+    /// last move captured. Whatever shows or writes the board of a game (position records,
+    /// diagrams, a site's piece list) takes it from here, so that no text brings a captured
+    /// king back.
+    pub fn board(&self) -> Vec<(Sq, Piece)> {
+        let mut pieces = self.position.pieces();
+        if let Some(k) = self.king_taken() {
+            pieces.retain(|&(s, p)| !(s == k && p == Piece::King));
+        }
+        pieces
+    }
+    /// The board as the game shows it ([`Game::board`]), as a diagram with coordinates,
+    /// marking the squares in `marks`.
+    pub fn diagram(&self, rules: &Rules<B>, marks: &[Sq]) -> String {
+        crate::diagram::write_diagram(&rules.ruleset, &self.board(), marks)
     }
     /// The position the game started from.
     pub fn start(&self) -> &Position<B> {

@@ -139,9 +139,16 @@ pub enum Line {
 /// Reads one line of at most `limit` bytes from `input`. A longer line is read to its end
 /// but not kept (memory stays bounded whatever comes in) and reported as [`Line::TooLong`].
 pub fn read_line(input: &mut impl BufRead, limit: usize) -> std::io::Result<Line> {
+    read_line_ended(input, limit).map(|(line, _)| line)
+}
+
+/// [`read_line`], saying too whether the line ended with its `\n`: `false` for a last line
+/// that the end of the input cut short (a connection closed mid-line), and for [`Line::End`].
+pub fn read_line_ended(input: &mut impl BufRead, limit: usize) -> std::io::Result<(Line, bool)> {
     let mut kept = Vec::new();
     let mut total: u64 = 0;
     let mut any = false;
+    let mut ended = false;
     loop {
         let chunk = match input.fill_buf() {
             Ok(c) => c,
@@ -166,19 +173,20 @@ pub fn read_line(input: &mut impl BufRead, limit: usize) -> std::io::Result<Line
         let used = newline.map_or(part.len(), |i| i + 1);
         input.consume(used);
         if newline.is_some() {
+            ended = true;
             break;
         }
     }
     if !any {
-        return Ok(Line::End);
+        return Ok((Line::End, false));
     }
     if total > limit as u64 {
-        return Ok(Line::TooLong(total));
+        return Ok((Line::TooLong(total), ended));
     }
     if kept.last() == Some(&b'\r') {
         kept.pop();
     }
-    Ok(Line::Bytes(kept))
+    Ok((Line::Bytes(kept), ended))
 }
 
 #[cfg(test)]
@@ -232,5 +240,16 @@ mod tests {
         let mut input = std::io::Cursor::new(b"\n".to_vec());
         assert_eq!(read_line(&mut input, 8).unwrap(), Line::Bytes(vec![]));
         assert_eq!(read_line(&mut input, 8).unwrap(), Line::End);
+        // A last line cut short is told apart.
+        let mut cut = std::io::Cursor::new(b"whole\ngenerate_mo".to_vec());
+        assert_eq!(
+            read_line_ended(&mut cut, 80).unwrap(),
+            (Line::Bytes(b"whole".to_vec()), true)
+        );
+        assert_eq!(
+            read_line_ended(&mut cut, 80).unwrap(),
+            (Line::Bytes(b"generate_mo".to_vec()), false)
+        );
+        assert_eq!(read_line_ended(&mut cut, 80).unwrap(), (Line::End, false));
     }
 }

@@ -51,7 +51,7 @@ pub use game::{Game, Played};
 pub use game_record::GameRecord;
 pub use game_tally::GameTally;
 pub use movegen::{MoveList, MAX_MOVES};
-pub use notation::{parse_move, play_text, played_text, position_from_record, position_record};
+pub use notation::{board_record, parse_move, play_text, played_text, position_from_record, position_record};
 pub use opening_suite::{symmetry_key, OpeningSuite, SuiteEntry, MAX_SUITE_POSITIONS};
 pub use opentafl::{otn_move_text, ruleset_from_opentafl, ruleset_from_text, ruleset_to_opentafl, OtgRecord};
 pub use outcome::{Outcome, Reason};

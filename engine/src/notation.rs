@@ -83,9 +83,17 @@ pub fn played_text<B: BitSet>(n: usize, p: &Played<B>) -> String {
     s
 }
 
-/// Writes an OpenTafl position record (first row = rank 1).
+/// Writes an OpenTafl position record (first row = rank 1). For the board of a game, which
+/// may have lost its king, [`board_record`] is the one to use.
 pub fn position_record<B: BitSet>(rules: &Rules<B>, pos: &Position<B>) -> String {
     pieces_record(rules.n, &pos.pieces())
+}
+
+/// The OpenTafl position record of a game's board as the game shows it ([`Game::board`]):
+/// after the king's capture, without him. Such a record reads back as no position
+/// ([`position_from_record`] refuses a board without a king), never as a game to go on with.
+pub fn board_record<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> String {
+    pieces_record(rules.n, &game.board())
 }
 
 /// A position from an OpenTafl record with `to_move` to play, checked against the rules.

@@ -135,7 +135,8 @@ impl CsvGame {
     pub fn parse(n: usize, line: usize, text: &str) -> Result<CsvGame, ParseError> {
         let at = format!("line {line}");
         let text = text.trim_end_matches(['\r', '\n']);
-        let cols: Vec<&str> = text.split(',').collect();
+        let cols = csv_fields(text).map_err(|e| e.at(&at))?;
+        let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
         if cols.len() != 4 {
             return Err(ParseError::new(format!(
                 "expected 4 columns `moves,attacker_captures,defender_captures,result`, found {}",
@@ -275,7 +276,7 @@ impl CsvGame {
                         ply,
                         recorded: self.result,
                         outcome,
-                        diagram: game.position().diagram(rules, &[m.mv.to]),
+                        diagram: game.diagram(rules, &[m.mv.to]),
                     })
                 };
                 return report;
@@ -609,6 +610,61 @@ impl fmt::Display for ReplaySummary {
     }
 }
 
+/// The fields of one CSV record (RFC 4180): split at commas, a field in double quotes unquoted
+/// (`""` inside it is one `"`, and commas inside it are its own). A quote left open, or text
+/// after a closing quote, is an error that says so.
+fn csv_fields(text: &str) -> Result<Vec<String>, ParseError> {
+    let mut fields = Vec::new();
+    let mut rest = text;
+    loop {
+        let number = fields.len() + 1;
+        let trimmed = rest.trim_start_matches([' ', '\t']);
+        if let Some(quoted) = trimmed.strip_prefix('"') {
+            let mut field = String::new();
+            let mut chars = quoted.char_indices();
+            let after = loop {
+                match chars.next() {
+                    Some((i, '"')) if quoted[i + 1..].starts_with('"') => {
+                        chars.next();
+                        field.push('"');
+                    }
+                    Some((i, '"')) => break &quoted[i + 1..],
+                    Some((_, c)) => field.push(c),
+                    None => {
+                        return Err(ParseError::new(format!(
+                            "column {number}: a quote opened and not closed"
+                        )))
+                    }
+                }
+            };
+            let after = after.trim_start_matches([' ', '\t']);
+            fields.push(field);
+            match after.strip_prefix(',') {
+                Some(next) => rest = next,
+                None if after.is_empty() => return Ok(fields),
+                None => {
+                    let extra = after.split(',').next().unwrap_or(after);
+                    return Err(ParseError::new(format!(
+                        "column {number}: `{}` after its closing quote",
+                        crate::input::quote(extra)
+                    )));
+                }
+            }
+        } else {
+            match rest.split_once(',') {
+                Some((field, next)) => {
+                    fields.push(field.to_string());
+                    rest = next;
+                }
+                None => {
+                    fields.push(rest.to_string());
+                    return Ok(fields);
+                }
+            }
+        }
+    }
+}
+
 /// Parses every non-empty line of a CSV games file on an `n x n` board. A header line
 /// `moves,attacker_captures,defender_captures,result` is skipped. The first bad line is an
 /// error that names it.
@@ -650,6 +706,28 @@ mod tests {
         let r = g.replay(&rules);
         assert_eq!(r.end, ReplayEnd::Open);
         assert_eq!((r.plies, r.captures_matched, r.duplicate_marks), (5, 1, 1));
+    }
+
+    #[test]
+    fn quoted_fields_are_unquoted() {
+        let plain = CsvGame::parse(11, 1, "d1-d3 e5-e2 g1-g3 f4-c4 g3-e3xe2,1,0,Ongoing").unwrap();
+        for quoted in [
+            "\"d1-d3 e5-e2 g1-g3 f4-c4 g3-e3xe2\",1,0,Ongoing",
+            "\"d1-d3 e5-e2 g1-g3 f4-c4 g3-e3xe2\",\"1\",\"0\",\"Ongoing\"",
+            " \"d1-d3 e5-e2 g1-g3 f4-c4 g3-e3xe2\" ,1,0,Ongoing\r",
+        ] {
+            let g = CsvGame::parse(11, 1, quoted).unwrap_or_else(|e| panic!("{quoted}: {e}"));
+            assert_eq!(g.moves, plain.moves, "{quoted}");
+            assert_eq!(g.result, plain.result);
+        }
+        assert_eq!(csv_fields("a,\"b,\"\"c\"\"\",").unwrap(), ["a", "b,\"c\"", ""]);
+        for (bad, why) in [
+            ("\"d1-d3,0,0,White", "not closed"),
+            ("\"d1-d3\"x,0,0,White", "after its closing quote"),
+        ] {
+            let e = CsvGame::parse(11, 3, bad).unwrap_err().to_string();
+            assert!(e.starts_with("line 3") && e.contains(why), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -487,6 +487,14 @@ impl Ruleset {
     pub fn check_pieces(&self, pieces: &[(Sq, Piece)]) -> Result<(), String> {
         let n = self.size();
         let kings = pieces.iter().filter(|(_, p)| *p == Piece::King).count();
+        if kings == 0 {
+            // The board a game shows after the king's capture: the game is over, and no game
+            // goes on from it (a position always has its king's square).
+            return Err(
+                "a position needs exactly one king, found none (a board without its king is a game the attackers have won, with nothing left to play)"
+                    .into(),
+            );
+        }
         if kings != 1 {
             return Err(format!("a position needs exactly one king, found {kings}"));
         }

@@ -60,6 +60,33 @@ fn position_records_round_trip_in_every_ruleset() {
     );
 }
 
+/// After the king's capture the game's board, as a record or a diagram, has no king (the
+/// position keeps his square), and that record is no position to play on.
+#[test]
+fn a_captured_king_is_off_the_games_board_and_its_record_reads_as_no_position() {
+    let r = rules("brandubh");
+    let pos = position_from_record(&r, "/4T2/7/7/7/t6/1tKt3/2t4/", Side::Attackers).unwrap();
+    let mut game = Game::from_position(&r, pos);
+    assert_eq!(board_record(&r, &game), position_record(&r, &pos));
+    assert_eq!(game.board(), pos.pieces());
+    play_text(&r, &mut game, "a5-c5").unwrap();
+    assert_eq!(game.outcome().map(|o| o.reason), Some(Reason::KingCaptured));
+    let c6 = parse_square(7, "c6").unwrap();
+    assert_eq!(game.king_taken(), Some(c6));
+    assert!(game.board().iter().all(|&(_, p)| p != Piece::King));
+    let record = board_record(&r, &game);
+    assert_eq!(record, "/4T2/7/7/7/2t4/1t1t3/2t4/");
+    assert!(!game.diagram(&r, &[]).contains('K'), "{}", game.diagram(&r, &[]));
+    for side in [Side::Attackers, Side::Defenders] {
+        let e = position_from_record(&r, &record, side).unwrap_err().to_string();
+        assert!(e.contains("found none"), "{e}");
+    }
+    // Taking the capture back puts him on the board again.
+    assert!(game.undo(&r));
+    assert_eq!(game.king_taken(), None);
+    assert_eq!(board_record(&r, &game), "/4T2/7/7/7/t6/1tKt3/2t4/");
+}
+
 #[test]
 fn game_records_round_trip() {
     let r = rules("hnefatafl");

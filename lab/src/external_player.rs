@@ -20,7 +20,7 @@ use crate::htp::{parse_answer, parse_generated, Request, Role};
 use crate::otep::{Message, Reply};
 use std::time::{Duration, Instant};
 use tafl_engine::{
-    otn_move_text, parse_move, parse_square, position_record, square_name, BitSet, Clock, EngineProtocol,
+    board_record, otn_move_text, parse_move, parse_square, square_name, BitSet, Clock, EngineProtocol,
     ExternalPlayer, Game, Move, Outcome, Position, Reason, Rules, Side, Stop, ThinkingLimit,
 };
 
@@ -315,7 +315,7 @@ impl<B: BitSet> ExternalPlayer<B> for OtepPlayer {
         let side = game.position().to_move();
         let name = self.process.name().to_string();
         let failed = |e: String| forfeit(side, format!("engine `{name}` ({side}): {e}"));
-        let record = position_record(rules, game.position());
+        let record = board_record(rules, game);
         let new = game.history().len() - self.synced.min(game.history().len());
         let from_start = self.synced == 0 && *game.start() == Position::start(rules);
         let mut told = Vec::new();
@@ -395,7 +395,7 @@ impl<B: BitSet> ExternalPlayer<B> for OtepPlayer {
         // OpenTafl confirms a move with the board after it.
         let mut after = game.clone();
         let _ = after.play(rules, mv);
-        self.send(&Message::Move(position_record(rules, after.position())))
+        self.send(&Message::Move(board_record(rules, &after)))
             .map_err(failed)?;
         self.synced += 1;
         Ok(mv)

@@ -1,6 +1,7 @@
 //! Limits on the counts and sizes given on the command line: a count that no run could reach,
 //! or that would wrap an integer on its way, is refused with an error naming the flag, and a
-//! thread count far beyond the machine is brought down to one it can use, with a warning.
+//! thread count far beyond the machine is brought down to one it can use, with a warning. The
+//! machine's own limits (cores, memory, open files) are read here too.
 
 /// The most games played by players (arena, skilled rows, strength sweeps): each keeps its
 /// result in memory, and ten million games of the fastest player take days.
@@ -63,9 +64,72 @@ pub fn clamp_threads(requested: usize, cores: usize) -> (usize, Option<String>) 
     }
 }
 
+/// The memory this process may use, in bytes: the machine's (`MemTotal` in /proc/meminfo), or
+/// its control group's limit when that is lower; `None` where neither can be read (not Linux).
+pub fn memory() -> Option<u64> {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| mem_total(&t));
+    // cgroup v2, then v1; "max" (or v1's huge number) is no limit.
+    let group = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .find_map(|p| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok());
+    match (total, group) {
+        (Some(t), Some(g)) => Some(t.min(g)),
+        (t, g) => t.or(g),
+    }
+}
+
+/// `MemTotal` of a /proc/meminfo text, in bytes.
+fn mem_total(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The files this process may have open at once (the soft `Max open files` limit, `ulimit -n`,
+/// in /proc/self/limits); `None` where it cannot be read or is unlimited.
+pub fn open_files() -> Option<u64> {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|t| max_open_files(&t))
+}
+
+/// The soft `Max open files` limit of a /proc/self/limits text.
+fn max_open_files(limits: &str) -> Option<u64> {
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_machines_memory_and_file_limit_are_read_from_linux_texts() {
+        assert_eq!(
+            mem_total("MemTotal:       16316412 kB\nMemFree: 1 kB\n"),
+            Some(16_316_412 * 1024)
+        );
+        assert_eq!(mem_total("nothing"), None);
+        let limits = "Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 524288               files\n";
+        assert_eq!(max_open_files(limits), Some(1024));
+        assert_eq!(
+            max_open_files("Max open files            unlimited            unlimited            files"),
+            None
+        );
+        if cfg!(target_os = "linux") {
+            assert!(memory().is_some_and(|m| m > 1 << 20));
+            assert!(open_files().is_some_and(|n| n > 0));
+        }
+    }
 
     #[test]
     fn counts_above_the_limit_name_the_flag() {

@@ -99,6 +99,51 @@ impl Resolved {
     }
 }
 
+impl Resolved {
+    /// What judges positions for this player under `ruleset` (a level's fallback where
+    /// nothing shipped fits), for a host's log: the shipped network or linear evaluation that
+    /// plays and how it fits the rules (from another start, but for what a repetition does, a
+    /// game it was measured on), a model or weights file named by path, or the spec's own
+    /// evaluation.
+    pub fn evaluation(&self, ruleset: &tafl_engine::Ruleset) -> String {
+        let r = self.for_rules(ruleset);
+        let PlayerSpec::Mcts { evaluator, .. } = &r.spec else {
+            return format!("{} (no evaluation of its own)", r.spec);
+        };
+        let shipped = tafl_trainer::shipped::SHIPPED_PATH;
+        let network = |path: &str| {
+            if path != shipped {
+                return format!("the network `{path}`");
+            }
+            match tafl_trainer::shipped::for_rules_fit(ruleset) {
+                Ok((m, _, fit)) => format!("the shipped network `{}`, {}", m.name, fit.describe()),
+                Err(e) => e,
+            }
+        };
+        let linear = |path: &str| {
+            if path != shipped {
+                return format!("the linear evaluation `{path}`");
+            }
+            match shipped_linear_fit(ruleset) {
+                Some((id, fit)) => format!("the shipped linear evaluation `{id}`, {}", fit.describe()),
+                None => format!("no shipped linear evaluation for `{}`", ruleset.id()),
+            }
+        };
+        let heuristic = "the hand-written evaluation (heuristic)".to_string();
+        match evaluator {
+            EvaluatorSpec::Model(path) => network(path),
+            EvaluatorSpec::Linear(path) => linear(path),
+            EvaluatorSpec::Hybrid { model, linear: fast } => format!(
+                "{}; refined by {}",
+                fast.as_deref().map_or(heuristic, linear),
+                network(model)
+            ),
+            EvaluatorSpec::Heuristic => heuristic,
+            other => other.to_string(),
+        }
+    }
+}
+
 /// Parses `level:N` or an engine player spec.
 pub fn resolve(text: &str) -> Result<Resolved, String> {
     if let Some(n) = text.strip_prefix("level:") {
@@ -210,8 +255,9 @@ pub fn level(n: u32) -> Result<Resolved, String> {
 type NetKey = (String, tafl_trainer::models::GameKey, Inference);
 type NetCache = Mutex<HashMap<NetKey, Arc<NetEvaluator>>>;
 
-/// Networks loaded so far, by path and the game of the rules they were loaded for (not the
-/// rules' id: two rulesets may share an id and differ, as an engine protocol's rules may).
+/// Networks loaded so far, by path and the game of the rules they were loaded for, whatever
+/// its start (not the rules' id: two rulesets may share an id and differ, as an engine
+/// protocol's rules may).
 fn nets() -> std::sync::MutexGuard<'static, HashMap<NetKey, Arc<NetEvaluator>>> {
     static NETS: OnceLock<NetCache> = OnceLock::new();
     NETS.get_or_init(Default::default)
@@ -236,9 +282,11 @@ fn net(
 ) -> Result<Arc<NetEvaluator>, String> {
     let inference = inference.unwrap_or_else(Inference::process_default);
     let mut nets = nets();
+    // Without the start position: a network fits every position of its game, and a host
+    // that sends each game's start (OpenTafl) must not load it again for each.
     let key = (
         path.to_string(),
-        tafl_trainer::models::game_key(ruleset),
+        tafl_trainer::models::game_key(ruleset).without_start(),
         inference,
     );
     if let Some(n) = nets.get(&key) {
@@ -300,21 +348,25 @@ const SHIPPED_LINEAR: [(&str, &str); 4] = [
     ),
 ];
 
-/// The shipped linear weights for `ruleset`: those of the built-in ruleset it plays the same
-/// game as, or failing that the same game but for what a repetition does (as for the shipped
-/// networks: hnefatafl.org's Copenhagen, OpenTafl's hosting of rules that ignore repetitions),
-/// or why there are none.
-pub fn shipped_linear(ruleset: &tafl_engine::Ruleset) -> Result<tafl_engine::LinearWeights, String> {
-    use tafl_trainer::models::{same_game, same_game_but_repetition};
-    let fitted = |r: &&(&str, &str)| tafl_engine::Ruleset::builtin(r.0);
-    let (id, text) = SHIPPED_LINEAR
+/// The shipped linear evaluation that fits `ruleset`, by the id of the built-in ruleset it was
+/// fitted under, and how it fits: matched as the shipped networks are
+/// ([`tafl_trainer::shipped::fitting`]: the same game, from any start, but for what a
+/// repetition does, or a game its network was measured on).
+pub fn shipped_linear_fit(
+    ruleset: &tafl_engine::Ruleset,
+) -> Option<(&'static str, tafl_trainer::shipped::Fit)> {
+    let own: Vec<(&'static str, tafl_engine::Ruleset)> = SHIPPED_LINEAR
         .iter()
-        .find(|r| same_game(&fitted(r), ruleset))
-        .or_else(|| {
-            SHIPPED_LINEAR
-                .iter()
-                .find(|r| same_game_but_repetition(&fitted(r), ruleset))
-        })
+        .map(|(id, _)| (*id, tafl_engine::Ruleset::builtin(id)))
+        .collect();
+    tafl_trainer::shipped::fitting(ruleset, &own)
+}
+
+/// The shipped linear weights for `ruleset` (those [`shipped_linear_fit`] finds), or why there
+/// are none.
+pub fn shipped_linear(ruleset: &tafl_engine::Ruleset) -> Result<tafl_engine::LinearWeights, String> {
+    let (id, text) = shipped_linear_fit(ruleset)
+        .and_then(|(id, _)| SHIPPED_LINEAR.iter().find(|(r, _)| *r == id))
         .ok_or_else(|| {
             format!(
                 "no shipped linear evaluation for `{}` (shipped: {})",

@@ -25,11 +25,46 @@ pub fn progress_bar(len: u64, label: &str) -> ProgressBar {
     bar
 }
 
+/// The temporary file [`write_atomic`] writes `path` through.
+fn temporary(path: &std::path::Path) -> std::path::PathBuf {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("output");
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// Refuses, before long work starts, an output file that [`write_atomic`] could not write at
+/// its end: a folder, a file in a folder that does not exist, or one in a folder that cannot
+/// be written (tried by making and removing the temporary file the write goes through).
+/// `flag` names the option in the error.
+pub fn check_writable(flag: &str, path: &std::path::Path) -> Result<(), String> {
+    let shown = path.display();
+    if path.is_dir() || path.file_name().is_none() {
+        return Err(format!("{flag} `{shown}` is a folder; give the file to write"));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(format!(
+            "{flag} `{shown}`: the folder `{}` does not exist",
+            parent.display()
+        ));
+    }
+    let tmp = temporary(path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp)
+        .map_err(|e| format!("{flag} `{shown}`: cannot write in `{}`: {e}", parent.display()))?;
+    let _ = std::fs::remove_file(&tmp);
+    Ok(())
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so that
 /// an interrupted write never leaves half a file.
 pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("output");
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    let tmp = temporary(path);
     std::fs::write(&tmp, bytes)
         .and_then(|_| std::fs::rename(&tmp, path))
         .map_err(|e| {

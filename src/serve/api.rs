@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tafl_engine::{
-    played_text, position_record, rules_panel, ruleset_from_opentafl, ruleset_to_opentafl, square_name,
+    board_record, played_text, rules_panel, ruleset_from_opentafl, ruleset_to_opentafl, square_name,
     with_board, BitSet, Game, Move, Piece, PlayerSpec, Proven, Rules, Ruleset, Side, ThinkingLimit,
 };
 use tafl_lab::players::Resolved;
@@ -274,7 +274,6 @@ fn state_json<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> Value {
                 .push(square_name(n, m.to).to_string());
         }
     }
-    let king_taken = game.history().last().and_then(|p| p.king_captured);
     let outcome = game.outcome().map(|o| {
         json!({
             "winner": o.winner.map(|s| s.name()),
@@ -288,9 +287,9 @@ fn state_json<B: BitSet>(rules: &Rules<B>, game: &Game<B>) -> Value {
         "size": n,
         "to_move": pos.to_move().name(),
         "ply": game.ply(),
-        // A captured king stays on the engine's board; the page must not draw him.
-        "pieces": pos.pieces().iter().filter(|&&(s, _)| Some(s) != king_taken).map(|&(s, p)| json!({"square": square_name(n, s).to_string(), "piece": piece_name(p)})).collect::<Vec<_>>(),
-        "position": position_record(rules, pos),
+        // The board as the game shows it: a captured king is off it, in both.
+        "pieces": game.board().iter().map(|&(s, p)| json!({"square": square_name(n, s).to_string(), "piece": piece_name(p)})).collect::<Vec<_>>(),
+        "position": board_record(rules, game),
         "moves": moves,
         "last": game.history().last().map(|p| json!({"move": p.mv.text(n), "from": square_name(n, p.mv.from).to_string(), "to": square_name(n, p.mv.to).to_string()})),
         "legal": legal,

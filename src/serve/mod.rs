@@ -3,7 +3,8 @@
 //! Stateless per request (each carries its game), so that several instances can sit behind a
 //! load balancer. Searches run on a fixed pool with a bounded queue (see [`limits`]); every
 //! request is answered within the operator's deadline; the server binds to loopback unless told
-//! otherwise, and answers cross-origin requests only from the origins the operator names.
+//! otherwise, and answers cross-origin requests only from the origins the operator names (a
+//! request from any other refused with 403, before it runs).
 
 mod api;
 mod connections;
@@ -19,6 +20,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use limits::{Caps, SearchPool};
 use metrics::Metrics;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tafl_engine::Ruleset;
@@ -35,7 +37,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N")]
     pub searches: Option<usize>,
     /// Searches that may wait for a thread; past that, requests for a move or an analysis are
-    /// answered 503 with Retry-After at once (default: 4 per search thread).
+    /// answered 503 with Retry-After at once (default: 4 per search thread). 0: none waits, so
+    /// a search that finds every thread busy is answered 503 at once.
     #[arg(long, value_name = "N")]
     pub queue: Option<usize>,
     /// Every request is answered within this many seconds (searches stop in time; a search
@@ -54,10 +57,11 @@ pub struct ServeArgs {
     /// Largest request body, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 65536)]
     pub max_body: usize,
-    /// Connections open at once; past that a new one is closed at once. Keep it below the
-    /// process's file limit (`ulimit -n`).
-    #[arg(long, value_name = "N", default_value_t = 512)]
-    pub max_connections: usize,
+    /// Connections open at once; past that a new one is closed at once (default: 512, or
+    /// fewer where the process's file limit, `ulimit -n`, is lower). Each takes a file
+    /// descriptor: a number the file limit cannot hold is refused at start.
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
     /// Connections open at once from one client address; 0 for no limit of its own. Behind a
     /// reverse proxy every connection comes from the proxy: give 0 there and let the proxy
     /// limit its clients.
@@ -69,7 +73,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECONDS")]
     pub idle_timeout: Option<f64>,
     /// Memory for search trees, in MiB, shared out equally among the search threads: a
-    /// search stops growing its tree at its share (and answers with what it found).
+    /// search stops growing its tree at its share (and answers with what it found). More than
+    /// the machine has is refused at start, and more than half of it is warned of.
     #[arg(long, value_name = "MIB", default_value_t = 512)]
     pub search_memory: usize,
     /// An origin whose pages may call the API from a browser (`https://game.example`),
@@ -103,6 +108,62 @@ pub struct Server {
     /// Rulesets offered by id: the built-in ones, then the operator's.
     rulesets: Vec<Ruleset>,
     cors_origins: Vec<HeaderValue>,
+}
+
+/// Connections open at once by default.
+const DEFAULT_CONNECTIONS: usize = 512;
+/// File descriptors the server keeps for itself besides its connections: the listener, the
+/// standard streams, the runtime's, model and rules files read at start.
+const RESERVED_FILES: u64 = 64;
+
+/// `--max-connections` checked against the process's file limit `open_files` (`None`: not
+/// known): one given that the limit cannot hold is refused; the default is lowered to what it
+/// can, with a warning.
+fn max_connections(given: Option<usize>, open_files: Option<u64>) -> Result<usize, String> {
+    let room = open_files.map(|n| n.saturating_sub(RESERVED_FILES));
+    match given {
+        Some(n) if !(1..=1_000_000).contains(&n) => Err("--max-connections must be within 1..=1000000".into()),
+        Some(n) => match room {
+            Some(room) if n as u64 > room => Err(format!(
+                "--max-connections {n}: this process may open only {} files (`ulimit -n`), {RESERVED_FILES} of them kept for the server itself; give at most {room}, or raise the limit",
+                room + RESERVED_FILES
+            )),
+            _ => Ok(n),
+        },
+        None => match room {
+            Some(room) if (DEFAULT_CONNECTIONS as u64) > room => {
+                let n = (room as usize).max(1);
+                eprintln!(
+                    "warning: this process may open only {} files (`ulimit -n`): at most {n} connections at once, not {DEFAULT_CONNECTIONS}",
+                    room + RESERVED_FILES
+                );
+                Ok(n)
+            }
+            _ => Ok(DEFAULT_CONNECTIONS),
+        },
+    }
+}
+
+/// `--search-memory` (MiB) checked against the memory the process may use (`None`: not
+/// known): more than all of it is refused, more than half warned of (the process and the
+/// machine need the rest).
+fn check_search_memory(mib: usize, memory: Option<u64>) -> Result<(), String> {
+    let Some(memory) = memory else {
+        return Ok(());
+    };
+    let asked = (mib as u64).saturating_mul(1 << 20);
+    let have = memory >> 20;
+    if asked > memory {
+        return Err(format!(
+            "--search-memory {mib} MiB is more than the {have} MiB of memory this process may use; give at most half of it"
+        ));
+    }
+    if asked > memory / 2 {
+        eprintln!(
+            "warning: --search-memory {mib} MiB is more than half of the {have} MiB of memory this process may use"
+        );
+    }
+    Ok(())
 }
 
 fn seconds(flag: &str, v: f64, max: f64) -> Result<Duration, String> {
@@ -147,9 +208,8 @@ impl Server {
             args.idle_timeout.unwrap_or(args.request_timeout.min(10.0)),
             args.request_timeout,
         )?;
-        if !(1..=1_000_000).contains(&args.max_connections) {
-            return Err("--max-connections must be within 1..=1000000".into());
-        }
+        let max_connections = max_connections(args.max_connections, tafl_lab::limits::open_files())?;
+        check_search_memory(args.search_memory, tafl_lab::limits::memory())?;
         let tree_bytes_per_search = args
             .search_memory
             .checked_mul(1 << 20)
@@ -205,12 +265,12 @@ impl Server {
             cors_origins.push(v);
         }
         let metrics = Arc::new(Metrics::default());
-        metrics.set_budgets(tree_bytes_per_search * searches, args.max_connections);
+        metrics.set_budgets(tree_bytes_per_search * searches, max_connections);
         let pool = SearchPool::new(searches, queue, metrics.clone())?;
         Ok(Server {
             caps,
             connections: connections::ConnectionLimits {
-                max: args.max_connections,
+                max: max_connections,
                 per_address: args.max_connections_per_address,
                 idle,
                 grace: request_timeout,
@@ -265,7 +325,6 @@ async fn wrong_method(method: Method) -> api::ApiError {
 }
 
 async fn health(State(s): State<Arc<Server>>) -> impl IntoResponse {
-    use std::sync::atomic::Ordering;
     axum::Json(serde_json::json!({
         "status": "ok",
         "searches_in_flight": s.metrics.in_flight.load(Ordering::Relaxed),
@@ -312,7 +371,22 @@ async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Respon
         .get(header::ORIGIN)
         .filter(|o| s.cors_origins.contains(o))
         .cloned();
-    let mut response = if req.method() == Method::OPTIONS {
+    // A request from a page of another site that the operator did not name is refused before
+    // it runs (a browser sends a simple JSON-less POST, and some fetches, without asking first;
+    // refusing only the preflight would still run the search). The server's own page sends its
+    // own origin, which is no cross-origin request.
+    let foreign = origin.is_none()
+        && req
+            .headers()
+            .get(header::ORIGIN)
+            .is_some_and(|o| !same_origin(o, req.headers()));
+    let mut response = if foreign {
+        api::ApiError::new(
+            StatusCode::FORBIDDEN,
+            "cross-origin requests from this origin are not allowed (the operator names the allowed ones with --cors-origin)",
+        )
+        .into_response()
+    } else if req.method() == Method::OPTIONS {
         // A preflight: allowed for the operator's origins only.
         match &origin {
             Some(_) => {
@@ -345,8 +419,26 @@ async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Respon
         )
         .into_response()
     } else {
+        // Whether the body has all come in: at the deadline, a request still sending it is
+        // the client's delay (408), one being answered is the server's (504).
+        let received = Arc::new(AtomicBool::new(false));
+        let req = req.map(|body| axum::body::Body::new(Watched::new(body, received.clone())));
         match tokio::time::timeout(s.caps.request_timeout, next.run(req)).await {
             Ok(r) => r,
+            Err(_) if !received.load(Ordering::Acquire) => {
+                let mut r = api::ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!(
+                        "the request body did not arrive within the request deadline of {} s",
+                        s.caps.request_timeout.as_secs_f64()
+                    ),
+                )
+                .into_response();
+                // The rest of the body is not read: the connection cannot carry another request.
+                r.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                r
+            }
             Err(_) => api::ApiError::new(
                 StatusCode::GATEWAY_TIMEOUT,
                 format!(
@@ -365,6 +457,78 @@ async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Respon
     s.metrics
         .request(route, response.status().as_u16(), start.elapsed().as_secs_f64());
     response
+}
+
+/// A request body that says, through `received`, when it has all come in (at once for a
+/// request without one).
+struct Watched {
+    inner: axum::body::Body,
+    received: Arc<AtomicBool>,
+}
+
+impl Watched {
+    fn new(inner: axum::body::Body, received: Arc<AtomicBool>) -> Watched {
+        use hyper::body::Body as _;
+        if inner.is_end_stream() {
+            received.store(true, Ordering::Release);
+        }
+        Watched { inner, received }
+    }
+}
+
+impl hyper::body::Body for Watched {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(polled, std::task::Poll::Ready(None)) || self.inner.is_end_stream() {
+            self.received.store(true, Ordering::Release);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Whether `origin` (an `Origin` header) is the site the request was sent to: its host and
+/// port are the request's `Host`, or the `X-Forwarded-Host` a reverse proxy that rewrites
+/// `Host` sets. The scheme is not compared: behind a TLS proxy the page is `https` and the
+/// server sees plain HTTP.
+fn same_origin(origin: &HeaderValue, headers: &axum::http::HeaderMap) -> bool {
+    let Some(authority) = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, a)| a)
+    else {
+        // `null` (a sandboxed page, a file) and anything else that is no origin.
+        return false;
+    };
+    let host = |name: header::HeaderName| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            // A proxy chain lists every host; the first is the client's.
+            .and_then(|v| v.split(',').next())
+            .map(|v| v.trim().to_string())
+    };
+    [
+        host(header::HOST),
+        host(header::HeaderName::from_static("x-forwarded-host")),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|h| !h.is_empty() && h.eq_ignore_ascii_case(authority))
 }
 
 /// Whether a request says its body is JSON (`application/json`, any parameters).

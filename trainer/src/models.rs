@@ -69,12 +69,12 @@ pub fn load_evaluator_on(
     let dir = checkpoint_dir(path)?;
     let device = default_device();
     // A model fits rules that describe its game however they are spelled (a TOML diagram or
-    // an OpenTafl position record, another name or id): it is then loaded against its own
-    // rules, which the manifest check compares knob by knob.
+    // an OpenTafl position record, another name or id) and from whatever start position: it is
+    // then loaded against its own rules, which the manifest check compares knob by knob.
     let model_rules = read_manifest(&dir)
         .ok()
         .and_then(|m| Ruleset::from_file(m.ruleset).ok())
-        .filter(|own| same_game(own, ruleset));
+        .filter(|own| fits(own, ruleset));
     let (model, manifest) =
         load_checkpoint(&dir, model_rules.as_ref().unwrap_or(ruleset), &device).map_err(|e| e.to_string())?;
     Ok((
@@ -135,6 +135,15 @@ pub struct GameKey {
     no_moves: NoMoves,
 }
 
+impl GameKey {
+    /// The key without the start position: what an evaluation fitted under the rules cares
+    /// about, since it fits every position of its game (see [`fits`]).
+    pub fn without_start(mut self) -> GameKey {
+        self.start = Vec::new();
+        self
+    }
+}
+
 /// The [`GameKey`] of a ruleset.
 pub fn game_key(rs: &Ruleset) -> GameKey {
     let f = &rs.file;
@@ -179,16 +188,25 @@ pub fn same_game(a: &Ruleset, b: &Ruleset) -> bool {
     game_key(a) == game_key(b)
 }
 
-/// Whether `ruleset` is `own`'s game but for what a repetition does: what lets an evaluation
-/// fitted under `own` (a shipped network, a shipped linear evaluation) play it when no exact
-/// match exists. OpenTafl has no "ignore" (hosting rules with `repetition = "ignore"` it sends
-/// them back with its default, a draw), and hnefatafl.org's Copenhagen forbids the defenders
-/// to repeat a board where ours makes it their loss; the moves are the same but for the few a
-/// repetition rule forbids, which the search sees from the rules in play.
-pub fn same_game_but_repetition(own: &Ruleset, ruleset: &Ruleset) -> bool {
+/// Whether an evaluation fitted under `own` (a network, linear weights) fits `ruleset`: the
+/// same game ([`same_game`]) whatever the start position. An evaluation judges positions, and
+/// fits every position of its game: a host that sends its own start (OpenTafl writes a game's
+/// start into its rules string, so a game from another start arrives as other rules) keeps it.
+pub fn fits(own: &Ruleset, ruleset: &Ruleset) -> bool {
+    game_key(own).without_start() == game_key(ruleset).without_start()
+}
+
+/// Whether `ruleset` is `own`'s game but for what a repetition does (and whatever the start,
+/// as [`fits`]): what lets a shipped evaluation fitted under `own` (a network, a linear
+/// evaluation) play it when no exact match exists. OpenTafl has no "ignore" (hosting rules
+/// with `repetition = "ignore"` it sends them back with its default, a draw), and
+/// hnefatafl.org's Copenhagen forbids the defenders to repeat a board where ours makes it
+/// their loss; the moves are the same but for the few a repetition rule forbids, which the
+/// search sees from the rules in play.
+pub fn fits_but_repetition(own: &Ruleset, ruleset: &Ruleset) -> bool {
     let mut alike = ruleset.clone();
     alike.file.repetition = own.file.repetition;
-    same_game(own, &alike)
+    fits(own, &alike)
 }
 
 #[cfg(test)]
@@ -221,5 +239,33 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(!same_game(&h, &h2));
         assert!(!same_game(&h, &Ruleset::builtin("copenhagen")));
+    }
+
+    /// An evaluation fits its game from any start: four plies into a Copenhagen game, as
+    /// OpenTafl sends it, is still Copenhagen to a model; another knob is not.
+    #[test]
+    fn a_model_fits_its_game_whatever_the_start() {
+        let c = Ruleset::builtin("copenhagen");
+        let later = tafl_engine::ruleset_from_opentafl(
+            "dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:/3ttttt3/5t3t1/6T4/2t2T4t/t3TT4t/tt2TKTT2t/t3TTT3t/t2T1T4t/11/5t5/3ttttt3/",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        // OpenTafl's Copenhagen: the same but for what a repetition does (`tfr:w`).
+        assert!(!same_game(&c, &later) && !fits(&c, &later));
+        assert!(fits_but_repetition(&c, &later));
+        // Ours from that start.
+        let mut ours_later = c.clone();
+        ours_later.start = later.start.clone();
+        assert!(!same_game(&c, &ours_later) && fits(&c, &ours_later));
+        let mut weak = ours_later.clone();
+        weak.set_knob("king_armed", "no")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!fits(&c, &weak) && !fits_but_repetition(&c, &weak));
+        let mut draw = ours_later.clone();
+        draw.set_knob("repetition", "draw")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!fits(&c, &draw) && fits_but_repetition(&c, &draw));
+        // Another board is another game, whatever else.
+        assert!(!fits(&c, &Ruleset::builtin("brandubh")));
     }
 }

@@ -12,14 +12,14 @@ use crate::events::{Events, RunLog};
 pub use crate::run_dir::STATE_FILE;
 use crate::run_dir::{shard_name, RunDir};
 use crate::selfplay::{play_game, SelfPlayStats};
-use crate::shard::{read_shard, write_shard};
+use crate::shard::{read_shard, read_shard_games, write_shard, ShardGames};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 use tafl_engine::stats::Elo;
@@ -598,6 +598,19 @@ pub fn ladder(dir: &Path, request: &LadderRequest, options: &TrainOptions) -> Re
     with_trainer(dir, options, Job::Ladder(request))
 }
 
+/// Refuses a `--out` folder of `tafl selfplay --games` that is, or lies inside, a run folder:
+/// shards written there would be read as the run's own.
+fn refuse_out_in_run(out: &Path) -> Result<(), String> {
+    match crate::run_dir::run_holding(out) {
+        Some(run) => Err(format!(
+            "--out `{}` is inside the run folder `{}`: shards written there would be taken for the run's own; give a folder outside every run (the games' shards are moved into a run by its driver)",
+            out.display(),
+            run.display()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The current iteration of the run in `dir` and how many self-play games it plays (what a
 /// distributed driver cuts into tasks).
 pub fn selfplay_plan(dir: &Path) -> Result<(u32, u64), String> {
@@ -814,7 +827,10 @@ impl<B: BitSet> Trainer<'_, B> {
                 games.start, games.end
             ));
         }
+        refuse_out_in_run(out)?;
         std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+        // Again on the folder made: a path through `..` is judged where it ends.
+        refuse_out_in_run(out)?;
         if !crate::integrity::shard_files(out).is_empty() {
             return Err(format!(
                 "`{}` already holds shards; give an empty folder",
@@ -825,10 +841,11 @@ impl<B: BitSet> Trainer<'_, B> {
             .min((games.end - games.start) as usize)
             .max(1);
         let (net, _) = self.selfplay_evaluator(&state, teacher, &sp, threads)?;
+        let list: Vec<u64> = games.clone().collect();
         let job = SelfPlayGames {
             sp: &sp,
             dir: out,
-            first: games.start,
+            games: &list,
             total: games.end,
             threads,
             dominant: self.dominant_side(&state, &sp),
@@ -870,7 +887,8 @@ impl<B: BitSet> Trainer<'_, B> {
         }
         if state.phase == Phase::Train {
             let it = state.iteration;
-            let (kept, _) = self.shards_on_disk(it, &self.run_dir.shards(it));
+            let total = u64::from(self.config.selfplay_at(it).0.games_per_iteration);
+            let (kept, _, _) = self.shards_on_disk(it, &self.run_dir.shards(it), total);
             if kept.games < state.current.selfplay.games {
                 // Only the games whose samples are there count: back to self-play for the rest.
                 state.phase = Phase::SelfPlay;
@@ -915,32 +933,41 @@ impl<B: BitSet> Trainer<'_, B> {
         let sp = &sp;
         let sdir = self.run_dir.shards(it);
         std::fs::create_dir_all(&sdir).map_err(|e| format!("{}: {e}", sdir.display()))?;
-        // Shards already written (a resumed run) hold the first games; only whole, readable ones count.
-        let (stats, shards) = self.shards_on_disk(it, &sdir);
+        // Shards already written (a resumed run) hold games; only whole, readable ones that
+        // hold games of this iteration no other holds count, and the games none holds are played.
         let total = sp.games_per_iteration as u64;
-        let first = stats.games.min(total);
-        if first > 0 {
+        let (stats, shards, held) = self.shards_on_disk(it, &sdir, total);
+        let todo: Vec<u64> = (0..total).filter(|g| !held.contains(g)).collect();
+        if !held.is_empty() {
+            // Parallel games finish out of order: which games the shards hold is named only
+            // when they are not the first ones.
+            let first = held.len() as u64;
+            let which = if held.iter().copied().eq(0..first) {
+                String::new()
+            } else {
+                format!(" (games {})", game_ranges(&held))
+            };
             self.log.line(
-                &format!("iteration {it}: resuming self-play at game {first} of {total}"),
+                &format!("iteration {it}: resuming self-play with {first} of {total} games on disk{which}"),
                 !self.options.quiet,
             );
         }
         let dominant = self.dominant_side(state, sp);
-        let threads = (sp.parallel_games as usize).min((total - first) as usize).max(1);
+        let threads = (sp.parallel_games as usize).min(todo.len()).max(1);
         let (net, network) = self.selfplay_evaluator(state, teacher, sp, threads)?;
         state.current.teacher = teacher;
         let t0 = Instant::now();
         let games = SelfPlayGames {
             sp,
             dir: &sdir,
-            first,
+            games: &todo,
             total,
             threads,
             dominant,
         };
         let stats = self.play_and_store(it, &games, net.as_ref(), stats, shards)?;
         let secs = t0.elapsed().as_secs_f64();
-        let played = total - first;
+        let played = todo.len() as u64;
         state.current.selfplay = stats;
         state.current.eval_cache_hit_rate = network.map(|n| n.stats().cache_hit_rate());
         state.current.games_per_hour = if played > 0 && secs > 0.0 {
@@ -1013,9 +1040,9 @@ impl<B: BitSet> Trainer<'_, B> {
         Ok((evaluator, None))
     }
 
-    /// Plays games `first..total` of iteration `it` on `threads` threads and writes them to
-    /// replay shards of `games_per_shard` games as they finish (numbered on from `shards`);
-    /// returns `stats` with the new games' tallies merged in.
+    /// Plays the games `games` lists of iteration `it` on `threads` threads and writes them to
+    /// replay shards of `games_per_shard` games as they finish (numbered on from `shards`,
+    /// each saying which games it holds); returns `stats` with the new games' tallies merged in.
     fn play_and_store(
         &self,
         it: u32,
@@ -1027,7 +1054,7 @@ impl<B: BitSet> Trainer<'_, B> {
         let SelfPlayGames {
             sp,
             dir,
-            first,
+            games: list,
             total,
             threads,
             dominant,
@@ -1036,8 +1063,8 @@ impl<B: BitSet> Trainer<'_, B> {
         let starts = sp.opening_positions(self.rules)?;
         let starts = &starts;
         let bar = self.bar(total, &format!("iter {it} self-play"));
-        bar.set_position(first);
-        let next = AtomicU64::new(first);
+        bar.set_position(total.saturating_sub(list.len() as u64));
+        let next = AtomicUsize::new(0);
         let (tx, rx) = mpsc::channel();
         let seed = game_seed(self.config.seed, it as u64);
         let mut write_error = None;
@@ -1045,50 +1072,53 @@ impl<B: BitSet> Trainer<'_, B> {
             for _ in 0..threads {
                 let tx = tx.clone();
                 let (encoder, next) = (&encoder, &next);
-                scope.spawn(move || loop {
-                    let g = next.fetch_add(1, Ordering::Relaxed);
-                    if g >= total {
-                        break;
-                    }
-                    let game = play_game(
-                        self.rules,
-                        net,
-                        encoder,
-                        sp,
-                        game_seed(seed, g),
-                        it >= sp.resign_from_iteration,
-                        dominant,
-                        starts,
-                    );
-                    if tx.send(game).is_err() {
-                        break;
+                scope.spawn(move || {
+                    while let Some(&g) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let game = play_game(
+                            self.rules,
+                            net,
+                            encoder,
+                            sp,
+                            game_seed(seed, g),
+                            it >= sp.resign_from_iteration,
+                            dominant,
+                            starts,
+                        );
+                        if tx.send((g, game)).is_err() {
+                            break;
+                        }
                     }
                 });
             }
             drop(tx);
             let mut samples: Vec<Sample> = Vec::new();
             let mut shard_stats = SelfPlayStats::default();
-            let mut done = first;
-            for game in rx {
+            // The games of the shard being filled, in the order they finished.
+            let mut held = ShardGames {
+                iteration: it,
+                games: Vec::new(),
+            };
+            let mut done = 0;
+            for (g, game) in rx {
                 done += 1;
                 bar.inc(1);
                 samples.extend(game.samples);
                 shard_stats.merge(&game.stats);
-                if shard_stats.games == sp.games_per_shard as u64 || done == total {
+                held.games.push(g);
+                if held.games.len() == sp.games_per_shard as usize || done == list.len() {
                     let base = dir.join(shard_name(shards));
                     let json = serde_json::to_string(&shard_stats).unwrap_or_default();
-                    let r = write_shard(&base.with_extension("bin"), encoder.input_len(), &samples).and_then(
-                        |_| {
-                            write_atomic(&base.with_extension("json"), json.as_bytes())
-                                .map_err(|e| e.to_string())
-                        },
-                    );
+                    let bin = base.with_extension("bin");
+                    let r = write_shard(&bin, encoder.input_len(), &samples, Some(&held)).and_then(|_| {
+                        write_atomic(&base.with_extension("json"), json.as_bytes()).map_err(|e| e.to_string())
+                    });
                     if let Err(e) = r {
                         write_error.get_or_insert(e);
                     }
                     stats.merge(&shard_stats);
                     shards += 1;
                     samples.clear();
+                    held.games.clear();
                     shard_stats = SelfPlayStats::default();
                 }
             }
@@ -1100,14 +1130,19 @@ impl<B: BitSet> Trainer<'_, B> {
         }
     }
 
-    /// The shards of iteration `it` already on disk (a resumed run): their tallies and count.
-    /// They count in order while both files of a shard are there and its samples read back; a
-    /// missing or damaged shard ends the count with a warning, and it and every shard after it
-    /// are removed and played again, so that no game counts as played without its samples.
-    fn shards_on_disk(&self, it: u32, sdir: &Path) -> (SelfPlayStats, u64) {
+    /// The shards of iteration `it` (which plays `total` games) already on disk (a resumed
+    /// run): their tallies, their count and the games they hold. They count in order while
+    /// both files of a shard are there, its samples read back, and the games it says it holds
+    /// are games of this iteration that no shard before it holds, as many as its tallies count
+    /// (a shard of format 1, which does not say, holds the next games not yet held). A
+    /// missing, damaged or misplaced shard ends the count with a warning, and it and every
+    /// shard after it are removed and their games played again, so that no game counts as
+    /// played without its samples and none counts twice.
+    fn shards_on_disk(&self, it: u32, sdir: &Path, total: u64) -> (SelfPlayStats, u64, BTreeSet<u64>) {
         let encoder = Encoder::new(self.ruleset);
         let mut stats = SelfPlayStats::default();
         let mut shards = 0u64;
+        let mut held = BTreeSet::new();
         let why = loop {
             let base = sdir.join(shard_name(shards));
             let (json, bin) = (base.with_extension("json"), base.with_extension("bin"));
@@ -1123,9 +1158,23 @@ impl<B: BitSet> Trainer<'_, B> {
                 Ok(s) => s,
                 Err(e) => break Some(format!("{}: {e}", json.display())),
             };
-            if let Err(e) = read_shard(&bin, encoder.input_len(), encoder.policy_size()) {
-                break Some(e);
-            }
+            let games = match read_shard_games(&bin, encoder.input_len(), encoder.policy_size()) {
+                Ok(shard) => shard.games,
+                Err(e) => break Some(e),
+            };
+            let games: Vec<u64> = match games {
+                Some(g) => {
+                    if let Err(e) = shard_fits(&g, it, total, s.games, &held) {
+                        break Some(format!("{}: {e}", bin.display()));
+                    }
+                    g.games
+                }
+                None => (0..total)
+                    .filter(|g| !held.contains(g))
+                    .take(s.games as usize)
+                    .collect(),
+            };
+            held.extend(games);
             stats.merge(&s);
             shards += 1;
         };
@@ -1149,12 +1198,12 @@ impl<B: BitSet> Trainer<'_, B> {
                 }
             }
             self.say(&format!(
-                "warning: iteration {it}: {why}; self-play resumes at game {} (shard-{shards:04}), and the games of the {} shard(s) from there on are played again",
-                stats.games,
+                "warning: iteration {it}: {why}; self-play resumes with {} games kept (shard-{shards:04}), and the games of the {} shard(s) from there on are played again",
+                held.len(),
                 after.len()
             ));
         }
-        (stats, shards)
+        (stats, shards, held)
     }
 
     /// Loads the replay window: every shard of the last iterations, skipping damaged ones.
@@ -1764,13 +1813,75 @@ impl<B: BitSet> Trainer<'_, B> {
     }
 }
 
+/// Whether a shard that says it holds `shard`'s games fits in iteration `it`'s self-play of
+/// `total` games after the shards before it, which hold `held`: games of this iteration, as
+/// many as its tallies count (`counted`), none of them held before. The error says why not.
+fn shard_fits(
+    shard: &ShardGames,
+    it: u32,
+    total: u64,
+    counted: u64,
+    held: &BTreeSet<u64>,
+) -> Result<(), String> {
+    if shard.iteration != it {
+        return Err(format!(
+            "holds games of iteration {}, not of iteration {it} (a shard put in the wrong folder)",
+            shard.iteration
+        ));
+    }
+    if shard.games.len() as u64 != counted {
+        return Err(format!(
+            "holds {} games, its tallies count {counted}",
+            shard.games.len()
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    for &g in &shard.games {
+        if g >= total {
+            return Err(format!(
+                "holds game {g}, and iteration {it} plays games 0..{total}"
+            ));
+        }
+        if held.contains(&g) || !seen.insert(g) {
+            return Err(format!(
+                "holds game {g}, which an earlier shard holds (a shard put in the wrong place)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A set of game indices for messages, runs as ranges: `0..4, 6, 8..12`.
+fn game_ranges(games: &BTreeSet<u64>) -> String {
+    let mut spans: Vec<(u64, u64)> = Vec::new();
+    for &g in games {
+        match spans.last_mut() {
+            Some((_, end)) if *end == g => *end = g + 1,
+            _ => spans.push((g, g + 1)),
+        }
+    }
+    spans
+        .iter()
+        .map(|&(a, b)| {
+            if b == a + 1 {
+                a.to_string()
+            } else {
+                format!("{a}..{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The games one self-play phase plays: which, how, and where their shards go.
 #[derive(Clone, Copy)]
 struct SelfPlayGames<'a> {
     sp: &'a SelfPlaySection,
     dir: &'a Path,
-    /// Games already on disk (a resumed run); play starts here.
-    first: u64,
+    /// The games to play, in order (a resumed run's: those no kept shard holds).
+    games: &'a [u64],
+    /// The iteration's games up to the last (the progress bar's length; those not listed are
+    /// done).
     total: u64,
     threads: usize,
     /// The side handicapped in a share of the games, if any.

@@ -132,6 +132,40 @@ impl RunDir {
     }
 }
 
+/// `path` as it will be once made: the deepest part of it that exists, with links and `..`
+/// resolved, and the rest appended as given.
+pub fn resolved_path(path: &Path) -> std::io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => break,
+        }
+    }
+    let mut resolved = existing.canonicalize().unwrap_or_else(|_| existing.to_path_buf());
+    for name in rest.iter().rev() {
+        resolved.push(name);
+    }
+    Ok(resolved)
+}
+
+/// The run folder that `path` is or lies inside (the nearest folder at or above it that holds
+/// a run's state file), judged on [`resolved_path`]; `None` when no run holds it. Commands
+/// that write where they are told ask it first, so that their files never land among a run's
+/// own.
+pub fn run_holding(path: &Path) -> Option<PathBuf> {
+    resolved_path(path)
+        .ok()?
+        .ancestors()
+        .find(|a| RunDir::new(*a).is_run())
+        .map(Path::to_path_buf)
+}
+
 /// `iter-NNNN`: the name of an iteration's checkpoint and shard folders.
 pub fn iteration_name(iteration: u32) -> String {
     format!("iter-{iteration:04}")

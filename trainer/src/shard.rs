@@ -1,22 +1,54 @@
 //! Replay shards: the samples of a few self-play games in one versioned, checksummed file.
 //!
 //! Layout (little endian): magic `TAFLSHRD`, format version (u32), encoding version (u32),
-//! input length (u32), sample count (u32), the samples, then the FNV-1a 64 checksum of
-//! everything before it. A sample is its planes (f32 each), the policy target as a count and
-//! (index u32, probability f32) pairs, the legal indices as a count and u32s, the
-//! win/draw/loss target (3 f32) and moves left (f32).
+//! input length (u32), sample count (u32), from format 2 the games the shard holds (the
+//! self-play iteration (u32), a count (u32) and the games' indices in the iteration (u32
+//! each); iteration 0 and no games for samples of no self-play, such as recorded games), the
+//! samples, then the FNV-1a 64 checksum of everything before it. A sample is its planes (f32
+//! each), the policy target as a count and (index u32, probability f32) pairs, the legal
+//! indices as a count and u32s, the win/draw/loss target (3 f32) and moves left (f32).
+//! Format 1 (no games) still reads.
 
 use std::path::Path;
 use tafl_nn::{fnv1a64, write_atomic, Sample, ENCODING_VERSION};
 
 const MAGIC: &[u8; 8] = b"TAFLSHRD";
-/// The shard format version this build writes and reads.
-pub const SHARD_VERSION: u32 = 1;
+/// The shard format version this build writes (it reads this one and the earlier, 1).
+pub const SHARD_VERSION: u32 = 2;
+/// The first format version that says which games a shard holds.
+const GAMES_VERSION: u32 = 2;
 /// The most read of a shard file: the samples of a few games, far less on every board.
 pub const SHARD_LIMIT: u64 = 1 << 30;
 
-/// Writes samples to `path` atomically.
-pub fn write_shard(path: &Path, input_len: usize, samples: &[Sample]) -> Result<(), String> {
+/// The self-play games whose samples a shard holds, so that a shard read in a run's folder
+/// can be checked against the iteration and games it stands for there (a shard copied into
+/// another iteration's folder, or holding games that another shard holds, is caught).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardGames {
+    /// The self-play iteration (1 on).
+    pub iteration: u32,
+    /// The games' indices in that iteration, in the order they were stored.
+    pub games: Vec<u64>,
+}
+
+/// A shard as read: its samples, and the games they come from when the shard says so
+/// (format 2 on, self-play shards).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shard {
+    /// The samples.
+    pub samples: Vec<Sample>,
+    /// The self-play games they come from; `None` for a format-1 shard or samples of no
+    /// self-play.
+    pub games: Option<ShardGames>,
+}
+
+/// Writes samples to `path` atomically, with the self-play games they come from, if any.
+pub fn write_shard(
+    path: &Path,
+    input_len: usize,
+    samples: &[Sample],
+    games: Option<&ShardGames>,
+) -> Result<(), String> {
     let mut b: Vec<u8> = Vec::with_capacity(32 + samples.len() * (input_len * 4 + 256));
     b.extend_from_slice(MAGIC);
     for v in [
@@ -26,6 +58,20 @@ pub fn write_shard(path: &Path, input_len: usize, samples: &[Sample]) -> Result<
         samples.len() as u32,
     ] {
         b.extend_from_slice(&v.to_le_bytes());
+    }
+    match games {
+        Some(g) => {
+            if g.iteration == 0 || g.games.is_empty() {
+                return Err("a self-play shard needs its iteration (1 on) and at least one game".into());
+            }
+            b.extend_from_slice(&g.iteration.to_le_bytes());
+            b.extend_from_slice(&(g.games.len() as u32).to_le_bytes());
+            for &k in &g.games {
+                let k = u32::try_from(k).map_err(|_| format!("game index {k} is beyond a shard's u32"))?;
+                b.extend_from_slice(&k.to_le_bytes());
+            }
+        }
+        None => b.extend_from_slice(&[0; 8]),
     }
     for s in samples {
         if s.planes.len() != input_len {
@@ -80,16 +126,26 @@ impl Reader<'_> {
     }
 }
 
-/// Reads a shard; any damage (truncation, bad checksum, other version, impossible lengths)
-/// is an error that says what is wrong.
+/// Reads a shard's samples; any damage (truncation, bad checksum, other version, impossible
+/// lengths) is an error that says what is wrong.
 pub fn read_shard(path: &Path, input_len: usize, policy_size: usize) -> Result<Vec<Sample>, String> {
-    let b = tafl_engine::input::read_limited(path, SHARD_LIMIT)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    parse_shard(&b, input_len, policy_size).map_err(|e| format!("{}: {e}", path.display()))
+    read_shard_games(path, input_len, policy_size).map(|s| s.samples)
 }
 
-/// Parses shard bytes (see [`read_shard`]).
+/// Reads a shard with the games it says it holds (see [`read_shard`]).
+pub fn read_shard_games(path: &Path, input_len: usize, policy_size: usize) -> Result<Shard, String> {
+    let b = tafl_engine::input::read_limited(path, SHARD_LIMIT)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    parse_shard_games(&b, input_len, policy_size).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parses shard bytes into their samples (see [`read_shard`]).
 pub fn parse_shard(b: &[u8], input_len: usize, policy_size: usize) -> Result<Vec<Sample>, String> {
+    parse_shard_games(b, input_len, policy_size).map(|s| s.samples)
+}
+
+/// Parses shard bytes, with the games the shard says it holds (see [`read_shard`]).
+pub fn parse_shard_games(b: &[u8], input_len: usize, policy_size: usize) -> Result<Shard, String> {
     if b.len() < 8 + 16 + 8 || &b[..8] != MAGIC {
         return Err("not a replay shard (bad magic or too short)".into());
     }
@@ -101,9 +157,9 @@ pub fn parse_shard(b: &[u8], input_len: usize, policy_size: usize) -> Result<Vec
     }
     let mut r = Reader { b: body, at: 8 };
     let version = r.u32()?;
-    if version != SHARD_VERSION {
+    if !(1..=SHARD_VERSION).contains(&version) {
         return Err(format!(
-            "shard format {version}, this build reads {SHARD_VERSION}"
+            "shard format {version}, this build reads 1 to {SHARD_VERSION}"
         ));
     }
     let enc = r.u32()?;
@@ -117,6 +173,26 @@ pub fn parse_shard(b: &[u8], input_len: usize, policy_size: usize) -> Result<Vec
         return Err(format!("input length {len}, the rules in use need {input_len}"));
     }
     let count = r.u32()? as usize;
+    let games = if version >= GAMES_VERSION {
+        let iteration = r.u32()?;
+        let n = r.u32()? as usize;
+        // Each index takes 4 bytes: a count beyond what is left is damage, not an allocation.
+        if n > (body.len() - r.at) / 4 {
+            return Err(format!("{n} games, more than the shard has room for"));
+        }
+        let mut games = Vec::with_capacity(n);
+        for _ in 0..n {
+            games.push(u64::from(r.u32()?));
+        }
+        match (iteration, n) {
+            (0, 0) => None,
+            (0, _) => return Err(format!("{n} games of iteration 0, which plays none")),
+            (_, 0) => return Err(format!("iteration {iteration} with no game")),
+            _ => Some(ShardGames { iteration, games }),
+        }
+    } else {
+        None
+    };
     let mut out = Vec::with_capacity(count.min(1 << 20));
     for i in 0..count {
         let mut planes = Vec::with_capacity(len);
@@ -161,7 +237,7 @@ pub fn parse_shard(b: &[u8], input_len: usize, policy_size: usize) -> Result<Vec
     if r.at != body.len() {
         return Err("trailing bytes after the last sample".into());
     }
-    Ok(out)
+    Ok(Shard { samples: out, games })
 }
 
 #[cfg(test)]
@@ -184,7 +260,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("a.shard");
         let samples = vec![sample(0.5), sample(1.0)];
-        write_shard(&p, 6, &samples).unwrap();
+        write_shard(&p, 6, &samples, None).unwrap();
         assert_eq!(read_shard(&p, 6, 10).unwrap(), samples);
         let bytes = std::fs::read(&p).unwrap();
         assert!(parse_shard(&bytes[..bytes.len() - 3], 6, 10).is_err());
@@ -193,6 +269,50 @@ mod tests {
         assert!(parse_shard(&flipped, 6, 10).unwrap_err().contains("checksum"));
         assert!(parse_shard(&bytes, 7, 10).is_err());
         assert!(parse_shard(b"garbage", 6, 10).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The bytes of a format-1 shard (no games): what earlier builds wrote.
+    fn format_1(samples: &[Sample]) -> Vec<u8> {
+        let dir = std::env::temp_dir().join(format!("tafl-shard-v1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.shard");
+        write_shard(&p, 6, samples, None).unwrap();
+        let b = std::fs::read(&p).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        // Format 2 with no games is format 1 with 8 zero bytes after the sample count.
+        let mut v1 = b[..8].to_vec();
+        v1.extend_from_slice(&1u32.to_le_bytes());
+        v1.extend_from_slice(&b[12..24]);
+        v1.extend_from_slice(&b[32..b.len() - 8]);
+        let sum = fnv1a64(&v1);
+        v1.extend_from_slice(&sum.to_le_bytes());
+        v1
+    }
+
+    #[test]
+    fn a_shard_says_which_games_it_holds_and_format_1_still_reads() {
+        let dir = std::env::temp_dir().join(format!("tafl-shard-games-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.shard");
+        let samples = vec![sample(0.5), sample(1.0)];
+        let games = ShardGames {
+            iteration: 3,
+            games: vec![5, 4],
+        };
+        write_shard(&p, 6, &samples, Some(&games)).unwrap();
+        let back = read_shard_games(&p, 6, 10).unwrap();
+        assert_eq!(back.samples, samples);
+        assert_eq!(back.games, Some(games));
+        write_shard(&p, 6, &samples, None).unwrap();
+        assert_eq!(read_shard_games(&p, 6, 10).unwrap().games, None);
+        let empty = ShardGames {
+            iteration: 1,
+            games: Vec::new(),
+        };
+        assert!(write_shard(&p, 6, &samples, Some(&empty)).is_err());
+        let old = parse_shard_games(&format_1(&samples), 6, 10).unwrap();
+        assert_eq!((old.samples, old.games), (samples, None));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -43,43 +43,84 @@ const OTHER_GAMES: &[(&str, &str)] = &[(
     "brandubh",
 )];
 
-/// The shipped model trained for the game `ruleset` describes, with the rules it was trained
-/// under. Models are matched by the game, not by name: rules with a model's name but other
-/// knobs get none (a model for `hnefatafl` is not offered for `copenhagen`, nor for OpenTafl's
-/// edge-escape "Tablut"), and the same game spelled another way (an OpenTafl rules string,
-/// a file of one's own) gets the model.
+/// How a shipped evaluation fits the rules in play (see [`fitting`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// Its own game, however the rules are spelled.
+    Same,
+    /// Its own game from another start position ([`crate::models::fits`]).
+    OtherStart,
+    /// Its own game but for what a repetition does (whatever the start).
+    OtherRepetition,
+    /// A game it was measured to play well (`OTHER_GAMES`), whatever the start.
+    Measured,
+}
+
+impl Fit {
+    /// How it fits, for a log: `fitted for this game`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Fit::Same => "fitted for this game",
+            Fit::OtherStart => "fitted for this game (which starts from another position here)",
+            Fit::OtherRepetition => "fitted for this game but for what a repetition does",
+            Fit::Measured => "fitted for another game, whose network was measured to play this one",
+        }
+    }
+}
+
+/// Which of the shipped evaluations `own` (each by its name and the rules it was fitted under)
+/// fits the game `ruleset` describes, and how. Evaluations are matched by the game, not by
+/// name: rules with an evaluation's name but other knobs get none (one for `hnefatafl` is not
+/// offered for `copenhagen`, nor for OpenTafl's edge-escape "Tablut"), and the same game
+/// spelled another way (an OpenTafl rules string, a file of one's own) gets it. The first
+/// that fits, by the first of these that finds one:
 ///
-/// One difference is let through: what a repetition does. Rules that differ from a model's
-/// only there get the model. OpenTafl has no "ignore": hosting our Brandubh (and any rules
-/// with `repetition = "ignore"`) it sends them back with its default, a draw, and the game
-/// would otherwise lose its network; hnefatafl.org's Copenhagen forbids the defenders to
-/// repeat a board where ours makes it their loss. The moves are the same but for the few a
-/// repetition rule forbids, which the search sees from the rules in play, as it sees what a
-/// repetition ends; the network is fed the position as in its training (see
-/// [`load_evaluator`]).
-pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), String> {
-    for m in SHIPPED {
-        if let Ok(own) = m.ruleset() {
-            if crate::models::same_game(&own, ruleset) {
-                return Ok((m, own));
-            }
-        }
+/// 1. the same game ([`crate::models::same_game`]);
+/// 2. the same game from another start position ([`crate::models::fits`]): an evaluation
+///    fits every position of its game, and OpenTafl sends a game's start in its rules;
+/// 3. the same game but for what a repetition does, whatever the start. OpenTafl has no
+///    "ignore": hosting our Brandubh (and any rules with `repetition = "ignore"`) it sends
+///    them back with its default, a draw, and the game would otherwise lose its evaluation;
+///    hnefatafl.org's Copenhagen forbids the defenders to repeat a board where ours makes it
+///    their loss. The moves are the same but for the few a repetition rule forbids, which the
+///    search sees from the rules in play, as it sees what a repetition ends;
+/// 4. a game the evaluation of that name was measured to play well (`OTHER_GAMES`), whatever
+///    the start and what a repetition does.
+///
+/// Networks ([`for_rules`]) and linear evaluations (`mcts:linear=shipped`) are matched here
+/// alike, so that a level plays the same game with either.
+pub fn fitting<'a>(ruleset: &Ruleset, own: &[(&'a str, Ruleset)]) -> Option<(&'a str, Fit)> {
+    use crate::models::{fits, fits_but_repetition, same_game};
+    let first = |test: &dyn Fn(&Ruleset) -> bool| own.iter().find(|(_, r)| test(r)).map(|(n, _)| *n);
+    if let Some(n) = first(&|r| same_game(r, ruleset)) {
+        return Some((n, Fit::Same));
     }
-    for (text, name) in OTHER_GAMES {
-        let Ok(other) = tafl_engine::ruleset_from_opentafl(text) else {
-            continue;
-        };
-        if crate::models::same_game(&other, ruleset) {
-            if let Some(m) = SHIPPED.iter().find(|m| m.name == *name) {
-                return Ok((m, m.ruleset()?));
-            }
-        }
+    if let Some(n) = first(&|r| fits(r, ruleset)) {
+        return Some((n, Fit::OtherStart));
     }
-    for m in SHIPPED {
-        if let Ok(own) = m.ruleset() {
-            if crate::models::same_game_but_repetition(&own, ruleset) {
-                return Ok((m, own));
-            }
+    if let Some(n) = first(&|r| fits_but_repetition(r, ruleset)) {
+        return Some((n, Fit::OtherRepetition));
+    }
+    OTHER_GAMES.iter().find_map(|(text, name)| {
+        let other = tafl_engine::ruleset_from_opentafl(text).ok()?;
+        let (n, _) = own.iter().find(|(n, _)| n == name)?;
+        fits_but_repetition(&other, ruleset).then_some((*n, Fit::Measured))
+    })
+}
+
+/// The shipped model trained for the game `ruleset` describes, with the rules it was trained
+/// under, and how it fits (matched as [`fitting`] matches). The network is fed the position
+/// as in its training (see [`load_evaluator`]).
+pub fn for_rules_fit(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset, Fit), String> {
+    let own: Vec<(&'static str, Ruleset)> = SHIPPED
+        .iter()
+        .filter_map(|m| m.ruleset().ok().map(|r| (m.name, r)))
+        .collect();
+    if let Some((name, fit)) = fitting(ruleset, &own) {
+        let m = SHIPPED.iter().find(|m| m.name == name);
+        let rules = own.iter().find(|(n, _)| *n == name).map(|(_, r)| r.clone());
+        if let (Some(m), Some(rules)) = (m, rules) {
+            return Ok((m, rules, fit));
         }
     }
     let names: Vec<&str> = SHIPPED.iter().map(|m| m.name).collect();
@@ -92,6 +133,11 @@ pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), 
             names.join(", ")
         }
     ))
+}
+
+/// [`for_rules_fit`] without how it fits.
+pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), String> {
+    for_rules_fit(ruleset).map(|(m, own, _)| (m, own))
 }
 
 /// Loads the shipped model for `ruleset` as an evaluator batching up to `callers` searches.
@@ -114,7 +160,7 @@ pub fn load_evaluator_on(
     // Encoded as in training, by the model's own rules, for its game (or the same but for
     // what a third occurrence does, whose plane the network never saw set); for another game
     // it was measured on (`OTHER_GAMES`), by that game's rules, as it was measured.
-    let by = if crate::models::same_game_but_repetition(&own, ruleset) {
+    let by = if crate::models::fits_but_repetition(&own, ruleset) {
         &own
     } else {
         ruleset
