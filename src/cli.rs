@@ -46,7 +46,7 @@ enum Command {
     /// network of each finished iteration against its fixed anchors) for the iterations that
     /// have no result for it, writes the results into the run's state and draws
     /// `learning-curve.png` again.
-    Ladder(crate::ladder_cmd::LadderArgs),
+    Ladder(crate::commands::ladder::LadderArgs),
     /// Print a ruleset's rules, generated from its data, and its start position.
     Rules(RulesArgs),
     /// Count leaf positions `depth` plies from the start (the last line is the count).
@@ -60,7 +60,7 @@ enum Command {
     /// players against the moves and results of recorded games (top-1/top-3 agreement,
     /// log-loss, Brier score, by stage); `export` writes the games as training samples, split
     /// by game into train and validation sets.
-    Records(crate::records_cmd::RecordsArgs),
+    Records(crate::commands::records::RecordsArgs),
     /// Play a game against the AI in the terminal (works with piped input too).
     Play(PlayArgs),
     /// Show the best moves of a position: visit share, value, prior and principal variation.
@@ -82,7 +82,7 @@ enum Command {
     /// Fit a linear evaluation (the hand-written terms and the pieces' squares) to a network's
     /// values on positions of fast games; `mcts:linear=FILE` plays with the weights file it
     /// writes: a learned evaluation at the hand-written one's speed.
-    Tune(crate::tune_cmd::TuneArgs),
+    Tune(crate::commands::tune::TuneArgs),
     /// The win-rate study of rulesets: random and skilled play, 95% intervals, before/after of
     /// rule changes. Prints the table and writes balance.md, .csv, .json and .png to --out.
     ///
@@ -129,7 +129,7 @@ enum Command {
     /// POST /api/analyze (top moves), GET /health, GET /metrics (Prometheus). Bad input gets a
     /// 4xx with `{"error": ...}`; a full search queue gets 503 with Retry-After. The README's
     /// "Serving" section has the request shapes.
-    Serve(crate::serve::ServeArgs),
+    Serve(crate::commands::serve::ServeArgs),
     /// Measure engine speed: move generation and random-game plies per second, one thread.
     Bench(BenchArgs),
 }
@@ -823,7 +823,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Engine(args) => args.run(),
         Command::Export(args) => args.run(),
         Command::Bench(args) => args.run(),
-        Command::Serve(args) => crate::serve::run(args),
+        Command::Serve(args) => crate::commands::serve::run(args),
     }
 }
 
@@ -902,7 +902,7 @@ impl PerftArgs {
                 "depth {depth} is too deep; at most {max} (no perft that deep ends, and its count would pass a 64-bit integer)"
             ));
         }
-        crate::perft_cmd::run(&rs, depth, divide, threads)
+        crate::commands::perft::run(&rs, depth, divide, threads)
     }
 }
 
@@ -918,7 +918,7 @@ impl RandomArgs {
         let rs = rules.ruleset;
         let limit = (ply_limit > 0).then_some(ply_limit);
         tafl_lab::limits::at_most("--games", games, tafl_lab::limits::MAX_RANDOM_GAMES)?;
-        crate::random_cmd::run(&rs, games, seed, limit, threads)
+        crate::commands::random::run(&rs, games, seed, limit, threads)
     }
 }
 
@@ -926,7 +926,7 @@ impl ReplayArgs {
     fn run(self) -> Result<(), String> {
         let ReplayArgs { rules, file } = self;
         let rs = rules.ruleset;
-        crate::replay_cmd::run(&rs, &file)
+        crate::commands::replay::run(&rs, &file)
     }
 }
 
@@ -942,7 +942,7 @@ impl PlayArgs {
         let rs = rules.ruleset;
         let side = crate::common::parse_side(&side, "--side")?;
         let ai = think.apply(tafl_lab::players::level(level)?, tafl_lab::players::cores())?;
-        crate::play_cmd::run(&rs, side, &ai, seed)
+        crate::commands::play::run(&rs, side, &ai, seed)
     }
 }
 
@@ -1002,7 +1002,7 @@ impl AnalyzeArgs {
         let to_move = to_move
             .map(|s| crate::common::parse_side(&s, &fields.1))
             .transpose()?;
-        let req = crate::analyze_cmd::Request {
+        let req = crate::commands::analyze::Request {
             position: position.as_deref(),
             to_move,
             moves: &moves,
@@ -1012,7 +1012,7 @@ impl AnalyzeArgs {
             seed,
             limit: think.limit()?,
         };
-        crate::analyze_cmd::run(&rs, &req)
+        crate::commands::analyze::run(&rs, &req)
     }
 }
 
@@ -1040,7 +1040,7 @@ impl ArenaArgs {
         );
         let openings = match openings {
             Some(path) => {
-                Some(crate::arena_cmd::SuiteArg::load(&path).map_err(|e| format!("--openings: {e}"))?)
+                Some(crate::commands::arena::SuiteArg::load(&path).map_err(|e| format!("--openings: {e}"))?)
             }
             None => None,
         };
@@ -1067,7 +1067,7 @@ impl ArenaArgs {
                 "--exploration: {exploration} is not a probability; allowed: 0 to 1"
             ));
         }
-        let settings = crate::arena_cmd::Settings {
+        let settings = crate::commands::arena::Settings {
             games,
             seed,
             ply_limit: (ply_limit > 0).then_some(ply_limit),
@@ -1079,8 +1079,8 @@ impl ArenaArgs {
             parallel: think.parallel,
             records,
         };
-        let rerun = crate::arena_cmd::command_line(&a_spec, &b_spec, &rules.text, &settings);
-        crate::arena_cmd::run(&rs, &a, &b, &settings, threads, &rerun)
+        let rerun = crate::commands::arena::command_line(&a_spec, &b_spec, &rules.text, &settings);
+        crate::commands::arena::run(&rs, &a, &b, &settings, threads, &rerun)
     }
 }
 
@@ -1294,14 +1294,14 @@ impl EngineArgs {
         match (protocol, host) {
             (Protocol::Otep, Some(_)) => Err("--host is for --protocol htp".into()),
             (Protocol::Otep, None) if server.is_some() => Err("--server is for --protocol htp".into()),
-            (Protocol::Otep, None) => crate::otep_cmd::run(&player, seed),
+            (Protocol::Otep, None) => crate::commands::engine::otep::run(&player, seed),
             (Protocol::Htp, host) => {
                 let rs = rules.ruleset;
                 if let Some(server) = server {
                     let side = match side.as_str() {
-                        "attacker" => crate::server_bot::SideChoice::Attacker,
-                        "defender" => crate::server_bot::SideChoice::Defender,
-                        "alternate" => crate::server_bot::SideChoice::Alternate,
+                        "attacker" => crate::commands::engine::server_bot::SideChoice::Attacker,
+                        "defender" => crate::commands::engine::server_bot::SideChoice::Defender,
+                        "alternate" => crate::commands::engine::server_bot::SideChoice::Alternate,
                         other => {
                             return Err(format!(
                                 "--side `{}`: give attacker, defender or alternate",
@@ -1309,7 +1309,7 @@ impl EngineArgs {
                             ))
                         }
                     };
-                    let opts = crate::server_bot::BotOptions {
+                    let opts = crate::commands::engine::server_bot::BotOptions {
                         server,
                         resign: !no_resign,
                         name: user.unwrap_or_default(),
@@ -1318,16 +1318,18 @@ impl EngineArgs {
                             .unwrap_or_default(),
                         create: create_account,
                         side,
-                        time: crate::server_bot::parse_time(&time)?,
+                        time: crate::commands::engine::server_bot::parse_time(&time)?,
                         rated,
                         games,
                         join,
                     };
-                    return crate::server_bot::run(&rs, &player, seed, &opts);
+                    return crate::commands::engine::server_bot::run(&rs, &player, seed, &opts);
                 }
                 match host {
-                    Some(h) => crate::htp_cmd::run_tcp(&rs, &player, seed, framing, &h, !no_resign),
-                    None => crate::htp_cmd::run(&rs, &player, seed, framing, !no_resign),
+                    Some(h) => {
+                        crate::commands::engine::htp::run_tcp(&rs, &player, seed, framing, &h, !no_resign)
+                    }
+                    None => crate::commands::engine::htp::run(&rs, &player, seed, framing, !no_resign),
                 }
             }
         }
@@ -1341,7 +1343,7 @@ impl ExportArgs {
             out,
             int8,
         } = self;
-        crate::export_cmd::run(
+        crate::commands::export::run(
             std::path::Path::new(&checkpoint),
             std::path::Path::new(&out),
             int8,
@@ -1378,12 +1380,12 @@ impl BenchArgs {
         for spec in &players {
             tafl_lab::players::resolve(spec).map_err(|e| format!("--player {spec}: {e}"))?;
         }
-        crate::bench::run(&sets, seconds);
+        crate::commands::bench::run(&sets, seconds);
         if let Some(rules) = search {
-            crate::bench::search(&rules.ruleset, seconds, &players)?;
+            crate::commands::bench::search(&rules.ruleset, seconds, &players)?;
         }
         if let Some(rules) = network {
-            crate::bench::network(&rules.ruleset, seconds)?;
+            crate::commands::bench::network(&rules.ruleset, seconds)?;
         }
         if let Some(file) = selfplay {
             let config = if file == "default" {
@@ -1392,7 +1394,7 @@ impl BenchArgs {
                 let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
                 tafl_trainer::TrainConfig::parse(&text, &file)?
             };
-            crate::bench::selfplay(&config, games)?;
+            crate::commands::bench::selfplay(&config, games)?;
         }
         Ok(())
     }
