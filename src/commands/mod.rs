@@ -4,14 +4,21 @@
 
 pub mod analyze;
 pub mod arena;
+pub mod balance;
 pub mod bench;
 pub mod engine;
 pub mod export;
 pub mod ladder;
+pub mod openings;
 pub mod perft;
 pub mod play;
 pub mod random;
+pub mod rebalance;
 pub mod records;
 pub mod replay;
+pub mod rules;
+pub mod selfplay;
 pub mod serve;
+pub mod stages;
+pub mod train;
 pub mod tune;
