@@ -1,24 +1,10 @@
 //! `tafl`: the command-line front end of the engine.
 
-mod analyze_cmd;
-mod arena_cmd;
-mod bench;
 mod cli;
+mod commands;
 mod common;
-mod export_cmd;
 mod fast_path;
-mod htp_cmd;
-mod ladder_cmd;
-mod otep_cmd;
-mod perft_cmd;
-mod play_cmd;
-mod random_cmd;
-mod records_cmd;
-mod replay_cmd;
-mod serve;
-mod server_bot;
 mod thinking;
-mod tune_cmd;
 
 use clap::Parser;
 use std::process::ExitCode;

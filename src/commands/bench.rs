@@ -1,7 +1,93 @@
 //! `tafl bench`: engine speed on one thread, the figures the issues set targets for.
 
+use crate::common::RulesArg;
 use std::time::Instant;
 use tafl_engine::{game_seed, random_game, with_board, BitSet, MoveList, Position, Rules, Ruleset};
+
+/// The arguments of `tafl bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Rulesets to measure (comma separated).
+    #[arg(long, default_value = "brandubh,tablut,hnefatafl,copenhagen")]
+    rules: String,
+    /// Seconds per measurement.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
+    /// Also measure search simulations per second (Uniform, Rollout and Heuristic evaluators) on
+    /// this ruleset, one and two threads.
+    #[arg(long, value_parser = crate::common::parse_rules)]
+    search: Option<RulesArg>,
+    /// The players whose one search `--search` times (repeat the flag for several; default:
+    /// `mcts:heuristic`, `mcts:linear=shipped` where linear weights are shipped for the rules,
+    /// and `mcts:model=shipped`, `mcts:hybrid=shipped` and `mcts:hybrid=shipped,linear=shipped`
+    /// where a network is), for instance a network of one's own: `--player mcts:model=RUN`.
+    #[arg(long = "player", value_name = "SPEC")]
+    players: Vec<String>,
+    /// Also measure the network's forward passes on this ruleset's network (shipped, else a
+    /// fresh default one): positions and GFLOP/s per engine (burn, onnxruntime, int8), batch
+    /// and thread count, with the fraction of the machine's peak.
+    #[arg(long, value_parser = crate::common::parse_rules)]
+    network: Option<RulesArg>,
+    /// Also play self-play games of this training config (`default`: the embedded
+    /// Brandubh config) with its rules' shipped model: games per hour and the evaluation
+    /// cache's hit rate (`tafl --inference burn bench ...` for the burn path).
+    #[arg(long)]
+    selfplay: Option<String>,
+    /// Games of `--selfplay`.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    games: u32,
+}
+
+impl BenchArgs {
+    /// Runs `tafl bench`.
+    pub fn run(self) -> Result<(), String> {
+        let BenchArgs {
+            rules,
+            seconds,
+            search,
+            players,
+            network,
+            selfplay,
+            games,
+        } = self;
+        let mut sets = Vec::new();
+        for id in rules.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            sets.push(Ruleset::load(id).map_err(|e| e.to_string())?);
+        }
+        if !(seconds > 0.0 && seconds.is_finite()) {
+            return Err("--seconds must be a positive number".into());
+        }
+        if seconds > 3600.0 {
+            return Err(format!(
+                "--seconds: {seconds} is too long; at most 3600 (an hour)"
+            ));
+        }
+        if !players.is_empty() && search.is_none() {
+            return Err("--player: the players are timed by --search RULES; give it too".into());
+        }
+        for spec in &players {
+            tafl_lab::players::resolve(spec).map_err(|e| format!("--player {spec}: {e}"))?;
+        }
+        // `self::`: the module's functions, which some of the arguments' names shadow.
+        self::run(&sets, seconds);
+        if let Some(rules) = search {
+            self::search(&rules.ruleset, seconds, &players)?;
+        }
+        if let Some(rules) = network {
+            self::network(&rules.ruleset, seconds)?;
+        }
+        if let Some(file) = selfplay {
+            let config = if file == "default" {
+                tafl_trainer::TrainConfig::parse(tafl_trainer::DEFAULT_CONFIG, "default")?
+            } else {
+                let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
+                tafl_trainer::TrainConfig::parse(&text, &file)?
+            };
+            self::selfplay(&config, games)?;
+        }
+        Ok(())
+    }
+}
 
 /// Search simulations per second on `rs` from its start position: one search on one thread,
 /// and one search per thread on two threads (searches are single-threaded; self-play and

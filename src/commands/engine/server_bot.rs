@@ -6,7 +6,7 @@
 //! of `tafl engine --protocol htp`. The lines themselves are typed in
 //! [`tafl_lab::hnefatafl_server`].
 
-use crate::htp_cmd::{host_address, Session};
+use crate::commands::engine::htp::{host_address, Session};
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use tafl_engine::{with_board, BitSet, Rules, Ruleset};

@@ -1,5 +1,6 @@
 //! `tafl play`: a game against the AI in the terminal (or from piped input).
 
+use crate::common::RulesArg;
 use std::io::Write;
 use tafl_engine::input::{read_line, Line, LINE_LIMIT};
 use tafl_engine::{
@@ -7,6 +8,44 @@ use tafl_engine::{
     Ruleset, Side, Sq,
 };
 use tafl_lab::players::{build, Resolved};
+
+/// The arguments of `tafl play`.
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    /// Ruleset id or rules file.
+    #[arg(long, default_value = "brandubh")]
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// The side you play: attackers or defenders.
+    #[arg(long, default_value = "defenders")]
+    side: String,
+    /// AI level (see configs/levels.toml).
+    #[arg(long, default_value_t = 3)]
+    level: u32,
+    /// Seed of the AI's choices.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The AI's thinking time and search threads (default: the level's, on every core).
+    #[command(flatten)]
+    think: crate::thinking::ThinkArgs,
+}
+
+impl PlayArgs {
+    /// Runs `tafl play`.
+    pub fn run(self) -> Result<(), String> {
+        let PlayArgs {
+            rules,
+            side,
+            level,
+            seed,
+            think,
+        } = self;
+        let rs = rules.ruleset;
+        let side = crate::common::parse_side(&side, "--side")?;
+        let ai = think.apply(tafl_lab::players::level(level)?, tafl_lab::players::cores())?;
+        run(&rs, side, &ai, seed)
+    }
+}
 
 const HELP: &str = "commands: a move such as e1-e4, hint, undo, new, quit, help";
 

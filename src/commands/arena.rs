@@ -2,6 +2,7 @@
 //! The games are played by the trainer's match code, the same that plays arenas and ladders
 //! inside a training run.
 
+use crate::common::RulesArg;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use tafl_engine::{
@@ -9,6 +10,128 @@ use tafl_engine::{
 };
 use tafl_engine::{with_board, BitSet, Rules, Ruleset, Side, ThinkingLimit};
 use tafl_lab::players::{build, Resolved};
+
+/// The arguments of `tafl arena`.
+#[derive(clap::Args, Debug)]
+pub struct ArenaArgs {
+    /// Player A (`random`, `greedy`, `mcts:rollout:800`, `level:3`, ...), or another
+    /// program through its engine protocol: `htp:COMMAND` (hnefatafl.org's), `otep:COMMAND`
+    /// (OpenTafl's), started for each game (an illegal or missing reply loses the game).
+    a: String,
+    /// Player B.
+    b: String,
+    /// Ruleset id or rules file.
+    #[arg(long)]
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// Games (rounded up to whole pairs). Default: 100, or with --openings two for each
+    /// position of the suite.
+    #[arg(long)]
+    games: Option<u64>,
+    /// Seed of every game's players.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Plies after which a game ends with no result (0: none).
+    #[arg(long, default_value_t = 400)]
+    ply_limit: u32,
+    /// Uniformly random plies opening each pair (both games of a pair share it; default 4).
+    /// Search players without noise are deterministic: with no opening, every pair would
+    /// repeat the same two games.
+    #[arg(long, conflicts_with = "openings")]
+    opening_plies: Option<u32>,
+    /// An opening suite (`tafl openings` makes one; checkpoints/openings/ ships one per
+    /// ruleset): each pair starts from its next position, colours swapped, cycling through
+    /// the suite when --games asks for more. Under defender-favoured rules this is what lets
+    /// a match between skilled players measure strength on 7x7 and 9x9 boards.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<String>,
+    /// Probability, each move, that either player plays a uniformly random legal move
+    /// instead of its own (the exploration rule of `tafl balance`'s skilled rows); a
+    /// level's own random moves stay where higher. Under rules where one side wins every
+    /// game between competent players, this is what lets a match measure strength.
+    #[arg(long, default_value_t = 0.0)]
+    exploration: f32,
+    /// Thinking time (both players; the default is each player's simulations).
+    #[command(flatten)]
+    think: crate::thinking::ThinkArgs,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// A folder that receives each game as a game record as it ends (`game-0001.txt`, ...:
+    /// the players of each side, the match's rerun line, the start position, the moves, the
+    /// result and how the game ended, with what another program did where it ended one
+    /// outside the rules). `tafl records eval FOLDER` reads them. The folder is made; one that
+    /// already holds game records is refused.
+    #[arg(long, value_name = "FOLDER")]
+    records: Option<std::path::PathBuf>,
+}
+
+impl ArenaArgs {
+    /// Runs `tafl arena`.
+    pub fn run(self) -> Result<(), String> {
+        let ArenaArgs {
+            a,
+            b,
+            rules,
+            games,
+            seed,
+            ply_limit,
+            opening_plies,
+            openings,
+            exploration,
+            think,
+            threads,
+            records,
+        } = self;
+        let rs = rules.ruleset;
+        let (a_spec, b_spec) = (a, b);
+        let (a, b) = (
+            tafl_lab::players::resolve(&a_spec)?,
+            tafl_lab::players::resolve(&b_spec)?,
+        );
+        let openings = match openings {
+            Some(path) => Some(SuiteArg::load(&path).map_err(|e| format!("--openings: {e}"))?),
+            None => None,
+        };
+        let opening_plies = match (&openings, opening_plies) {
+            (Some(_), _) => 0,
+            (None, plies) => plies.unwrap_or(4),
+        };
+        let games = match (games, &openings) {
+            (Some(g), _) => g,
+            (None, Some(s)) => 2 * s.suite.entries.len() as u64,
+            (None, None) => 100,
+        };
+        if games == 0 {
+            return Err("--games must be at least 1".into());
+        }
+        tafl_lab::limits::at_most("--games", games, tafl_lab::limits::MAX_PLAYED_GAMES)?;
+        if ply_limit > 0 && opening_plies >= ply_limit {
+            return Err(format!(
+                "--opening-plies {opening_plies} must be below --ply-limit {ply_limit}"
+            ));
+        }
+        if !(0.0..=1.0).contains(&exploration) {
+            return Err(format!(
+                "--exploration: {exploration} is not a probability; allowed: 0 to 1"
+            ));
+        }
+        let settings = Settings {
+            games,
+            seed,
+            ply_limit: (ply_limit > 0).then_some(ply_limit),
+            opening_plies,
+            openings,
+            exploration,
+            limit: think.limit()?,
+            search_threads: think.given_search_threads()?,
+            parallel: think.parallel,
+            records,
+        };
+        let rerun = command_line(&a_spec, &b_spec, &rules.text, &settings);
+        run(&rs, &a, &b, &settings, threads, &rerun)
+    }
+}
 
 /// An opening suite named on the command line: the path as written (for the report and the
 /// `rerun:` line) and the suite it holds.

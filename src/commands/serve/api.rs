@@ -9,7 +9,7 @@
 use super::limits::Refused;
 use super::metrics::Metrics;
 use super::Server;
-use crate::analyze_cmd::{analyse, game_from};
+use crate::commands::analyze::{analyse, game_from};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};

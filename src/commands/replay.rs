@@ -1,6 +1,26 @@
 //! `tafl replay`: replays real games from a CSV file and prints what the rules made of them.
 
+use crate::common::RulesArg;
 use tafl_engine::{replay_csv, with_board, Ruleset};
+
+/// The arguments of `tafl replay`.
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// Ruleset id or rules file.
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// The CSV file of games.
+    file: String,
+}
+
+impl ReplayArgs {
+    /// Runs `tafl replay`.
+    pub fn run(self) -> Result<(), String> {
+        let ReplayArgs { rules, file } = self;
+        let rs = rules.ruleset;
+        run(&rs, &file)
+    }
+}
 
 /// Replays every game of `file` under `rs` and prints the summary. Fails when a move is
 /// illegal, a capture differs from the record, or a final result disagrees.

@@ -1,9 +1,47 @@
 //! `tafl random`: uniformly random games in parallel, reproducible from the seed alone.
 
+use crate::common::RulesArg;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::time::Instant;
 use tafl_engine::{game_seed, random_game, with_board, BitSet, GameTally, Rules, Ruleset};
+
+/// The arguments of `tafl random`.
+#[derive(clap::Args, Debug)]
+pub struct RandomArgs {
+    /// Ruleset id or rules file.
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// Games to play.
+    #[arg(long, default_value_t = 1000)]
+    games: u64,
+    /// Seed: the same seed gives the same figures whatever the thread count.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// End a game with no result after this many plies (0: no limit).
+    #[arg(long, default_value_t = 400)]
+    ply_limit: u32,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+impl RandomArgs {
+    /// Runs `tafl random`.
+    pub fn run(self) -> Result<(), String> {
+        let RandomArgs {
+            rules,
+            games,
+            seed,
+            ply_limit,
+            threads,
+        } = self;
+        let rs = rules.ruleset;
+        let limit = (ply_limit > 0).then_some(ply_limit);
+        tafl_lab::limits::at_most("--games", games, tafl_lab::limits::MAX_RANDOM_GAMES)?;
+        run(&rs, games, seed, limit, threads)
+    }
+}
 
 /// Plays `games` random games of `rs` and prints the tallies.
 pub fn run(

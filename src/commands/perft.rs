@@ -1,8 +1,45 @@
 //! `tafl perft`: leaf counts from the start position, split over threads by first move.
 
+use crate::common::RulesArg;
 use rayon::prelude::*;
 use std::time::Instant;
 use tafl_engine::{perft, with_board, BitSet, Position, Rules, Ruleset};
+
+/// The arguments of `tafl perft`.
+#[derive(clap::Args, Debug)]
+pub struct PerftArgs {
+    /// Ruleset id or rules file.
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// Plies to search.
+    depth: u32,
+    /// Print the count below each first move.
+    #[arg(long)]
+    divide: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+impl PerftArgs {
+    /// Runs `tafl perft`.
+    pub fn run(self) -> Result<(), String> {
+        let PerftArgs {
+            rules,
+            depth,
+            divide,
+            threads,
+        } = self;
+        let rs = rules.ruleset;
+        let max = tafl_lab::limits::MAX_PERFT_DEPTH;
+        if depth > max {
+            return Err(format!(
+                "depth {depth} is too deep; at most {max} (no perft that deep ends, and its count would pass a 64-bit integer)"
+            ));
+        }
+        run(&rs, depth, divide, threads)
+    }
+}
 
 /// Counts and prints; the last line is the leaf count.
 pub fn run(rs: &Ruleset, depth: u32, divide: bool, threads: Option<usize>) -> Result<(), String> {

@@ -4,9 +4,9 @@
 use axum::http::header;
 use axum::response::IntoResponse;
 
-const INDEX: &str = include_str!("../../web/index.html");
-const SCRIPT: &str = include_str!("../../web/app.js");
-const STYLE: &str = include_str!("../../web/style.css");
+const INDEX: &str = include_str!("../../../web/index.html");
+const SCRIPT: &str = include_str!("../../../web/app.js");
+const STYLE: &str = include_str!("../../../web/style.css");
 
 /// `GET /`: the page.
 pub async fn index() -> impl IntoResponse {

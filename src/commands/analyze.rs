@@ -1,11 +1,127 @@
 //! `tafl analyze`: the top moves of a position with visit share, value and principal variation.
 //! The search and the game it starts from are shared with `tafl serve`'s analysis requests.
 
+use crate::common::RulesArg;
 use tafl_engine::{
     play_text, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, Move, PlayerSpec,
     Proven, Rules, Ruleset, Search, SearchConfig, Side, ThinkingLimit,
 };
 use tafl_lab::players::Resolved;
+
+/// The arguments of `tafl analyze`.
+#[derive(clap::Args, Debug)]
+pub struct AnalyzeArgs {
+    /// Ruleset id or rules file.
+    #[arg(long)]
+    #[arg(value_parser = crate::common::parse_rules)]
+    rules: RulesArg,
+    /// OpenTafl position record (first row = rank 1); the start position when absent.
+    #[arg(long)]
+    position: Option<String>,
+    /// Side to move in --position: attackers or defenders (default: who moves first).
+    #[arg(long)]
+    to_move: Option<String>,
+    /// Moves to play from the position first, space separated (`"d1-d3 d5-b5"`).
+    #[arg(long, default_value = "")]
+    moves: String,
+    /// A game record (`tafl arena --records` writes them): its start position, side to move
+    /// and moves, instead of --position, --to-move and --moves; its rules must be --rules.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["position", "to_move", "moves"])]
+    record: Option<std::path::PathBuf>,
+    /// With --record: the position after this many of its plies (default: all of them).
+    #[arg(long, requires = "record")]
+    ply: Option<usize>,
+    /// The searching player.
+    #[arg(long, default_value = "mcts:heuristic:2000")]
+    player: String,
+    /// Search with a trained network instead of `--player`: a checkpoint folder, a run
+    /// folder (its best checkpoint), or `shipped` (the built-in model for the rules).
+    #[arg(long, conflicts_with = "player")]
+    model: Option<String>,
+    /// Simulations of the `--model` search.
+    #[arg(long, default_value_t = 800, requires = "model")]
+    simulations: u32,
+    /// Moves to list.
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+    /// Search seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The AI's thinking time and search threads (default: the level's, on every core).
+    #[command(flatten)]
+    think: crate::thinking::ThinkArgs,
+}
+
+impl AnalyzeArgs {
+    /// Runs `tafl analyze`.
+    pub fn run(self) -> Result<(), String> {
+        let AnalyzeArgs {
+            rules,
+            position,
+            to_move,
+            moves,
+            record,
+            ply,
+            player,
+            model,
+            simulations,
+            top,
+            seed,
+            think,
+        } = self;
+        let rs = rules.ruleset;
+        let player = match model {
+            Some(path) => format!("mcts:model={path}:{simulations}"),
+            None => player,
+        };
+        let (position, to_move, moves, fields) = match &record {
+            None => (
+                position,
+                to_move,
+                moves.split_whitespace().map(String::from).collect(),
+                (
+                    "--position".to_string(),
+                    "--to-move".to_string(),
+                    "--moves".to_string(),
+                ),
+            ),
+            Some(path) => {
+                let at = format!("--record `{}`", path.display());
+                let text = tafl_engine::input::read_text(path).map_err(|e| format!("{at}: {e}"))?;
+                let rec = tafl_engine::GameRecord::parse(&text).map_err(|e| format!("{at}: {e}"))?;
+                rec.check_rules(&rs).map_err(|e| format!("{at}: {e} (--rules)"))?;
+                let plies = ply.unwrap_or(rec.moves.len());
+                if plies > rec.moves.len() {
+                    return Err(format!("--ply {plies}: {at} has {} plies", rec.moves.len()));
+                }
+                (
+                    rec.tag("Position").map(String::from),
+                    rec.tag("ToMove").map(String::from),
+                    rec.moves[..plies].to_vec(),
+                    (
+                        format!("{at}, tag Position"),
+                        format!("{at}, tag ToMove"),
+                        at.clone(),
+                    ),
+                )
+            }
+        };
+        let to_move = to_move
+            .map(|s| crate::common::parse_side(&s, &fields.1))
+            .transpose()?;
+        let req = Request {
+            position: position.as_deref(),
+            to_move,
+            moves: &moves,
+            fields: (&fields.0, &fields.1, &fields.2),
+            player: &player,
+            top,
+            seed,
+            limit: think.limit()?,
+        };
+        run(&rs, &req)
+    }
+}
 
 /// What to analyse.
 pub struct Request<'a> {
