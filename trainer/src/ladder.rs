@@ -24,7 +24,7 @@
 
 use crate::arena::{play_suite_match, Contender};
 use crate::config::ArenaSection;
-use crate::run::{IterationSummary, LadderResult, LadderSides};
+use crate::state::{IterationSummary, LadderResult, LadderSides};
 use crate::run_dir::RunDir;
 use std::sync::Arc;
 use std::time::Duration;
