@@ -1175,7 +1175,7 @@ impl<B: BitSet> Trainer<'_, B> {
     ) -> R {
         let load_net = |n, callers| Ok(self.load_net(n, callers)? as Arc<dyn Evaluator<B>>);
         let log = |line: &str, show: bool| self.log.line(line, show && !self.options.quiet);
-        let progress = |len: u64, what: &str| -> Box<dyn Fn() + Sync> {
+        let progress = |len: u64, what: &str| -> crate::ladder::Tick {
             let bar = self.bar(len, what);
             Box::new(move || {
                 bar.inc(1);
