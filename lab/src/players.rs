@@ -252,7 +252,7 @@ pub fn level(n: u32) -> Result<Resolved, String> {
     })
 }
 
-type NetKey = (String, tafl_trainer::models::GameKey, Inference);
+type NetKey = (String, tafl_engine::GameKey, Inference);
 type NetCache = Mutex<HashMap<NetKey, Arc<NetEvaluator>>>;
 
 /// Networks loaded so far, by path and the game of the rules they were loaded for, whatever
@@ -286,7 +286,7 @@ fn net(
     // that sends each game's start (OpenTafl) must not load it again for each.
     let key = (
         path.to_string(),
-        tafl_trainer::models::game_key(ruleset).without_start(),
+        ruleset.game_key().without_start(),
         inference,
     );
     if let Some(n) = nets.get(&key) {

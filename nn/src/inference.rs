@@ -200,7 +200,34 @@ pub struct NetEvaluator {
     engine: Inference,
 }
 
+/// Evaluations a player's network keeps (about 20 MB on 11x11): positions a search meets
+/// again by another move order, and those of the last moves' trees, cost a lookup instead of a
+/// forward pass.
+pub const PLAY_CACHE_ENTRIES: usize = 1 << 16;
+
 impl NetEvaluator {
+    /// A loaded model as a player's evaluator (the one batching every player's network uses):
+    /// up to `callers` concurrent searches, forward passes on `inference`, named after the
+    /// manifest's rules and training step (`net:brandubh@3200`).
+    pub fn for_play(
+        model: TaflNet,
+        manifest: &crate::checkpoint::Manifest,
+        ruleset: &Ruleset,
+        device: Device,
+        callers: usize,
+        inference: Inference,
+    ) -> Arc<NetEvaluator> {
+        let config = BatchConfig {
+            callers,
+            inference,
+            max_wait: std::time::Duration::from_millis(2),
+            cache_entries: PLAY_CACHE_ENTRIES,
+            ..BatchConfig::default()
+        };
+        let name = format!("net:{}@{}", manifest.ruleset_id, manifest.training_step);
+        Arc::new(NetEvaluator::new(model, ruleset, device, config, name))
+    }
+
     /// An evaluator running `model` on `device` for the board of `ruleset`; `name` shows in
     /// reports (`net:brandubh-0042`). The model is switched to inference mode.
     pub fn new(

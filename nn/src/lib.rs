@@ -61,7 +61,7 @@ pub use checkpoint::{
 };
 pub use encoding::{Encoder, ENCODING_VERSION, PLANES, PLANE_INFO};
 pub use error::NnError;
-pub use inference::{softmax, BatchConfig, EvalStats, NetEvaluator};
+pub use inference::{softmax, BatchConfig, EvalStats, NetEvaluator, PLAY_CACHE_ENTRIES};
 pub use model::{GlobalPoolBias, NetConfig, NetOutput, PolicyHead, ResBlock, TaflNet, ValueHead};
 pub use onnx::quantize::{ActivationRanges, WeightRange};
 pub use onnx::{

@@ -2,7 +2,7 @@
 //! with the 95% intervals as error bars, one series per anchor. Drawn after every ladder
 //! from the run's history, written through a temporary file and a rename.
 
-use crate::run::{IterationSummary, LadderResult};
+use crate::state::{IterationSummary, LadderResult};
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -10,8 +10,6 @@ use tafl_engine::stats::Elo;
 
 static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
-/// The chart's file name in a run folder.
-pub const LEARNING_CURVE_FILE: &str = "learning-curve.png";
 
 /// Elo values are drawn within plus or minus this: a match won or lost in every game
 /// estimates an Elo difference without bound (about 2,400, or infinite).
@@ -207,6 +205,7 @@ fn draw(path: &Path, history: &[IterationSummary], subtitle: &str) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run_dir::LEARNING_CURVE_FILE;
     use std::path::PathBuf;
 
     fn temp_dir(name: &str) -> PathBuf {

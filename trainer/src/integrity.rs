@@ -5,7 +5,7 @@
 
 use crate::arena::Contender;
 use crate::config::TrainConfig;
-use crate::run::{IterationSummary, Phase, RunState};
+use crate::state::{IterationSummary, Phase, RunState};
 use crate::run_dir::RunDir;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};

@@ -24,7 +24,7 @@
 
 use crate::arena::{play_suite_match, Contender};
 use crate::config::ArenaSection;
-use crate::run::{IterationSummary, LadderResult, LadderSides};
+use crate::state::{IterationSummary, LadderResult, LadderSides};
 use crate::run_dir::RunDir;
 use std::sync::Arc;
 use std::time::Duration;
@@ -142,6 +142,9 @@ pub fn subtitle(a: &ArenaSection, ruleset: &Ruleset) -> String {
     format!("{}: {}", ruleset.id(), kinds.join("; "))
 }
 
+/// Counts one finished game of a ladder match (a progress bar's tick).
+pub type Tick = Box<dyn Fn() + Sync>;
+
 /// What a ladder needs of the run playing it.
 pub struct Ladder<'a, B: BitSet> {
     /// The rules in play.
@@ -161,7 +164,7 @@ pub struct Ladder<'a, B: BitSet> {
     /// Says a line in the run log (and on the terminal when the second argument is true).
     pub log: &'a dyn Fn(&str, bool),
     /// Progress: a counter for `len` games named by the text; `inc` once per game.
-    pub progress: &'a dyn Fn(u64, &str) -> Box<dyn Fn() + Sync>,
+    pub progress: &'a dyn Fn(u64, &str) -> Tick,
 }
 
 impl<B: BitSet> Ladder<'_, B> {

@@ -10,6 +10,7 @@ pub mod curve;
 pub mod events;
 pub mod integrity;
 pub mod ladder;
+pub mod learn;
 pub mod models;
 pub mod records;
 pub mod run;
@@ -17,6 +18,7 @@ pub mod run_dir;
 pub mod selfplay;
 pub mod shard;
 pub mod shipped;
+pub mod state;
 pub mod suites;
 
 pub use config::{TrainConfig, DEFAULT_CONFIG};

@@ -244,7 +244,7 @@ fn read_file<B: BitSet>(rules: &Rules<B>, path: &Path, out: &mut Vec<RecordedGam
         }
         Some("otg") => {
             let rec = OtgRecord::parse(&text).map_err(|e| format!("{name}: {e}"))?;
-            if !crate::models::same_game(&rec.ruleset, &rules.ruleset) {
+            if !rec.ruleset.same_game(&rules.ruleset) {
                 return Err(format!(
                     "{name}: the record is a game of other rules (`{}`) than `{}`",
                     rec.ruleset.id(),

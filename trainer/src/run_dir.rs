@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 
 /// The state file's name.
 pub const STATE_FILE: &str = "state.json";
+/// The learning curve's file name in a run folder (drawn by [`crate::curve`]).
+pub const LEARNING_CURVE_FILE: &str = "learning-curve.png";
 /// The config's name in a run folder.
 pub const CONFIG_FILE: &str = "config.toml";
 /// The text log's name.
@@ -88,7 +90,7 @@ impl RunDir {
 
     /// `RUN/learning-curve.png`.
     pub fn learning_curve_file(&self) -> PathBuf {
-        self.root.join(crate::curve::LEARNING_CURVE_FILE)
+        self.root.join(LEARNING_CURVE_FILE)
     }
 
     /// `RUN/checkpoints/`.

@@ -48,7 +48,7 @@ const OTHER_GAMES: &[(&str, &str)] = &[(
 pub enum Fit {
     /// Its own game, however the rules are spelled.
     Same,
-    /// Its own game from another start position ([`crate::models::fits`]).
+    /// Its own game from another start position ([`Ruleset::same_game_any_start`]).
     OtherStart,
     /// Its own game but for what a repetition does (whatever the start).
     OtherRepetition,
@@ -75,8 +75,8 @@ impl Fit {
 /// spelled another way (an OpenTafl rules string, a file of one's own) gets it. The first
 /// that fits, by the first of these that finds one:
 ///
-/// 1. the same game ([`crate::models::same_game`]);
-/// 2. the same game from another start position ([`crate::models::fits`]): an evaluation
+/// 1. the same game ([`Ruleset::same_game`]);
+/// 2. the same game from another start position ([`Ruleset::same_game_any_start`]): an evaluation
 ///    fits every position of its game, and OpenTafl sends a game's start in its rules;
 /// 3. the same game but for what a repetition does, whatever the start. OpenTafl has no
 ///    "ignore": hosting our Brandubh (and any rules with `repetition = "ignore"`) it sends
@@ -90,21 +90,20 @@ impl Fit {
 /// Networks ([`for_rules`]) and linear evaluations (`mcts:linear=shipped`) are matched here
 /// alike, so that a level plays the same game with either.
 pub fn fitting<'a>(ruleset: &Ruleset, own: &[(&'a str, Ruleset)]) -> Option<(&'a str, Fit)> {
-    use crate::models::{fits, fits_but_repetition, same_game};
     let first = |test: &dyn Fn(&Ruleset) -> bool| own.iter().find(|(_, r)| test(r)).map(|(n, _)| *n);
-    if let Some(n) = first(&|r| same_game(r, ruleset)) {
+    if let Some(n) = first(&|r| r.same_game(ruleset)) {
         return Some((n, Fit::Same));
     }
-    if let Some(n) = first(&|r| fits(r, ruleset)) {
+    if let Some(n) = first(&|r| r.same_game_any_start(ruleset)) {
         return Some((n, Fit::OtherStart));
     }
-    if let Some(n) = first(&|r| fits_but_repetition(r, ruleset)) {
+    if let Some(n) = first(&|r| r.same_game_but_repetition(ruleset)) {
         return Some((n, Fit::OtherRepetition));
     }
     OTHER_GAMES.iter().find_map(|(text, name)| {
         let other = tafl_engine::ruleset_from_opentafl(text).ok()?;
         let (n, _) = own.iter().find(|(n, _)| n == name)?;
-        fits_but_repetition(&other, ruleset).then_some((*n, Fit::Measured))
+        other.same_game_but_repetition(ruleset).then_some((*n, Fit::Measured))
     })
 }
 
@@ -160,13 +159,13 @@ pub fn load_evaluator_on(
     // Encoded as in training, by the model's own rules, for its game (or the same but for
     // what a third occurrence does, whose plane the network never saw set); for another game
     // it was measured on (`OTHER_GAMES`), by that game's rules, as it was measured.
-    let by = if crate::models::fits_but_repetition(&own, ruleset) {
+    let by = if own.same_game_but_repetition(ruleset) {
         &own
     } else {
         ruleset
     };
     Ok((
-        crate::models::evaluator_from(model, &manifest, by, device, callers, inference),
+        NetEvaluator::for_play(model, &manifest, by, device, callers, inference),
         manifest,
     ))
 }
@@ -182,7 +181,7 @@ mod tests {
             let ours = Ruleset::builtin(id);
             let (m, own) = for_rules(&ours).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(m.name, id);
-            assert!(crate::models::same_game(&own, &ours));
+            assert!(own.same_game(&ours));
             // Spelled as OpenTafl would keep it: a position record, another name and id.
             let text = ruleset_to_opentafl(&ours)
                 .replace(&format!(" tafl-id:{id}"), "")
