@@ -4,8 +4,8 @@
 //! so it lives with the rules.
 
 use crate::ruleset::{
-    Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, Ruleset, Shieldwall, ThronePass, ThroneStop,
-    YesNo,
+    Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, Ruleset, Shieldwall, ThronePass,
+    ThroneStop, YesNo,
 };
 use crate::side::{Piece, Side};
 use crate::square::Sq;

@@ -284,11 +284,7 @@ fn net(
     let mut nets = nets();
     // Without the start position: a network fits every position of its game, and a host
     // that sends each game's start (OpenTafl) must not load it again for each.
-    let key = (
-        path.to_string(),
-        ruleset.game_key().without_start(),
-        inference,
-    );
+    let key = (path.to_string(), ruleset.game_key().without_start(), inference);
     if let Some(n) = nets.get(&key) {
         return Ok(n.clone());
     }

@@ -10,7 +10,6 @@ use tafl_engine::stats::Elo;
 
 static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
-
 /// Elo values are drawn within plus or minus this: a match won or lost in every game
 /// estimates an Elo difference without bound (about 2,400, or infinite).
 pub const ELO_CLAMP: f64 = 1000.0;

@@ -5,8 +5,8 @@
 
 use crate::arena::Contender;
 use crate::config::TrainConfig;
-use crate::state::{IterationSummary, Phase, RunState};
 use crate::run_dir::RunDir;
+use crate::state::{IterationSummary, Phase, RunState};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};

@@ -24,8 +24,8 @@
 
 use crate::arena::{play_suite_match, Contender};
 use crate::config::ArenaSection;
-use crate::state::{IterationSummary, LadderResult, LadderSides};
 use crate::run_dir::RunDir;
+use crate::state::{IterationSummary, LadderResult, LadderSides};
 use std::sync::Arc;
 use std::time::Duration;
 use tafl_engine::{BitSet, Evaluator, MatchSettings, Openings, Position, Rules, Ruleset, ThinkingLimit};

@@ -4,11 +4,9 @@
 use crate::run_dir::RunDir;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 use tafl_engine::Ruleset;
 use tafl_nn::{
-    burn::prelude::Device, default_device, load_checkpoint, read_manifest, BatchConfig, EloInfo, Inference,
-    Manifest, NetEvaluator, TaflNet, MANIFEST_FILE,
+    default_device, load_checkpoint, read_manifest, EloInfo, Inference, Manifest, NetEvaluator, MANIFEST_FILE,
 };
 
 /// The checkpoint folder a path names: itself when it holds a manifest, else the best
@@ -71,7 +69,7 @@ pub fn load_evaluator_on(
     let model_rules = read_manifest(&dir)
         .ok()
         .and_then(|m| Ruleset::from_file(m.ruleset).ok())
-        .filter(|own| fits(own, ruleset));
+        .filter(|own| own.same_game_any_start(ruleset));
     let (model, manifest) =
         load_checkpoint(&dir, model_rules.as_ref().unwrap_or(ruleset), &device).map_err(|e| e.to_string())?;
     Ok((
@@ -79,4 +77,3 @@ pub fn load_evaluator_on(
         manifest,
     ))
 }
-

@@ -12,16 +12,15 @@ use crate::events::{Events, RunLog};
 pub use crate::run_dir::STATE_FILE;
 use crate::run_dir::{shard_name, RunDir};
 use crate::selfplay::{play_game, SelfPlayStats};
-pub use crate::state::{
-    EloSource, IterationSummary, LadderResult, LadderSides, OriginElo, Phase, PretrainSummary, Promotions, RunState,
-    ORIGIN_ANCHOR,
-};
 use crate::shard::{read_shard, read_shard_games, write_shard, ShardGames};
+pub use crate::state::{
+    EloSource, IterationSummary, LadderResult, LadderSides, OriginElo, Phase, PretrainSummary, Promotions,
+    RunState, ORIGIN_ANCHOR,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -32,8 +31,8 @@ use tafl_engine::{game_seed, with_board, BitSet, Evaluator, Heuristic, Rollout, 
 use tafl_nn::burn::optim::AdamWConfig;
 use tafl_nn::burn::prelude::Device;
 use tafl_nn::{
-    default_device, load_checkpoint, save_checkpoint, write_atomic, Batch, BatchConfig, EloInfo, EloResult,
-    Encoder, Learner, LossConfig, LossValues, Manifest, NetConfig, NetEvaluator, Sample, TaflNet,
+    default_device, load_checkpoint, save_checkpoint, write_atomic, Batch, BatchConfig, Encoder, Learner,
+    LossConfig, Manifest, NetConfig, NetEvaluator, Sample, TaflNet,
 };
 
 const OPTIMIZER_FILE: &str = "optimizer.bin";

@@ -103,7 +103,9 @@ pub fn fitting<'a>(ruleset: &Ruleset, own: &[(&'a str, Ruleset)]) -> Option<(&'a
     OTHER_GAMES.iter().find_map(|(text, name)| {
         let other = tafl_engine::ruleset_from_opentafl(text).ok()?;
         let (n, _) = own.iter().find(|(n, _)| n == name)?;
-        other.same_game_but_repetition(ruleset).then_some((*n, Fit::Measured))
+        other
+            .same_game_but_repetition(ruleset)
+            .then_some((*n, Fit::Measured))
     })
 }
 

@@ -409,4 +409,3 @@ impl RunState {
         write_atomic(&RunDir::new(dir).state_file(), text.as_bytes()).map_err(|e| e.to_string())
     }
 }
-
