@@ -16,7 +16,6 @@ mod bitset;
 mod capture;
 mod diagram;
 mod error;
-mod external;
 mod fnv;
 mod game;
 mod game_key;
@@ -46,7 +45,6 @@ mod zobrist;
 pub use bitset::{BitSet, Squares, Wide};
 pub use diagram::{parse_diagram, write_diagram};
 pub use error::{IllegalMove, ParseError, RulesError};
-pub use external::{EngineProtocol, ExternalPlayer, Stop, MAX_COMMAND_LEN};
 pub use fnv::fnv1a64;
 pub use game::{Game, Played};
 pub use game_key::GameKey;
@@ -84,6 +82,7 @@ pub use search::{
     MAX_LINEAR_FILE_BYTES, MAX_NODES, MIN_NODES, MOVE_OVERHEAD, MOVE_PARTS, MOVE_PART_COUNT, NEAR_CLASSES,
     NEAR_CLASS_NAMES, NODE_BYTES, VALUE_TERMS, VALUE_TERM_COUNT,
 };
+pub use search::{EngineProtocol, ExternalPlayer, Stop, MAX_COMMAND_LEN};
 pub use side::{Piece, Side};
 pub use square::{parse_square, square, square_name, Sq, MAX_SIZE};
 pub use symmetry::{transform_move, transform_position, transform_square, SYMMETRIES};

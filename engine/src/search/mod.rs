@@ -5,6 +5,7 @@ mod arena;
 mod classic;
 mod config;
 mod evaluator;
+mod external;
 mod heuristic;
 mod linear;
 mod mcts;
@@ -19,6 +20,7 @@ pub use arena::{
 pub use classic::{Rollout, Uniform};
 pub use config::{Parallelism, RootSelection, SearchConfig, MIN_NODES};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, Layered, Wdl};
+pub use external::{EngineProtocol, ExternalPlayer, Stop, MAX_COMMAND_LEN};
 pub use heuristic::{weigh, Features, Heuristic, HAND_WEIGHTS, VALUE_TERMS, VALUE_TERM_COUNT};
 pub use linear::{
     near_class, square_classes, Linear, LinearWeights, MoveTerms, PriorWeights, MAX_LINEAR_FILE_BYTES,

@@ -4,11 +4,11 @@
 use super::classic::{Rollout, Uniform};
 use super::config::SearchConfig;
 use super::evaluator::Evaluator;
+use super::external::{EngineProtocol, ExternalPlayer, Stop, MAX_COMMAND_LEN};
 use super::heuristic::Heuristic;
 use super::mcts::{merge_results, Search, SearchResult};
 use super::time::{Clock, Deadline, ThinkingLimit};
 use crate::bitset::BitSet;
-use crate::external::{EngineProtocol, ExternalPlayer, Stop, MAX_COMMAND_LEN};
 use crate::game::Game;
 use crate::position::Move;
 use crate::rules::Rules;

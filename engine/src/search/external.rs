@@ -3,12 +3,12 @@
 //! (the `tafl` binary) builds the [`ExternalPlayer`] and hands it to [`crate::Player::external`],
 //! so matches and levels treat it like any other player.
 
+use super::{Clock, ThinkingLimit};
 use crate::bitset::BitSet;
 use crate::game::Game;
 use crate::outcome::Outcome;
 use crate::position::Move;
 use crate::rules::Rules;
-use crate::search::{Clock, ThinkingLimit};
 use std::fmt;
 
 /// The engine protocols another program can be played through.
