@@ -343,6 +343,19 @@ pub struct ArenaSection {
     pub ladder_time_games: u32,
 }
 
+impl ArenaSection {
+    /// Every ladder anchor with the key that names it: `ladder_anchors`, then
+    /// `ladder_time_anchors`.
+    pub fn all_anchors(&self) -> impl Iterator<Item = (&'static str, &String)> {
+        let by_simulations = self.ladder_anchors.iter().map(|x| ("arena.ladder_anchors", x));
+        let by_time = self
+            .ladder_time_anchors
+            .iter()
+            .map(|x| ("arena.ladder_time_anchors", x));
+        by_simulations.chain(by_time)
+    }
+}
+
 impl Default for ArenaSection {
     fn default() -> Self {
         ArenaSection {
@@ -710,16 +723,7 @@ impl TrainConfig {
             "arena.ladder_openings",
             "must name a suite: `suite` (the built-in one of the rules) or a suite file",
         )?;
-        let anchors = a
-            .ladder_anchors
-            .iter()
-            .map(|x| ("arena.ladder_anchors", x))
-            .chain(
-                a.ladder_time_anchors
-                    .iter()
-                    .map(|x| ("arena.ladder_time_anchors", x)),
-            );
-        for (key, anchor) in anchors {
+        for (key, anchor) in a.all_anchors() {
             if let Some(n) = anchor.strip_prefix("checkpoint:") {
                 let Ok(n) = n.parse::<u32>() else {
                     return Err(format!("key `{key}`: `checkpoint:N` needs an iteration number"));

@@ -314,17 +314,7 @@ fn anchor_model(anchor: &str) -> Option<String> {
 /// under the run's rules, so that one that cannot play is refused when the config is read,
 /// naming the key, rather than at the first ladder.
 pub fn check_model_anchors(config: &TrainConfig, ruleset: &Ruleset) -> Result<(), String> {
-    let a = &config.arena;
-    let anchors = a
-        .ladder_anchors
-        .iter()
-        .map(|x| ("arena.ladder_anchors", x))
-        .chain(
-            a.ladder_time_anchors
-                .iter()
-                .map(|x| ("arena.ladder_time_anchors", x)),
-        );
-    for (key, anchor) in anchors {
+    for (key, anchor) in config.arena.all_anchors() {
         if let Some(path) = anchor_model(anchor) {
             crate::models::load_evaluator(Path::new(&path), ruleset, 1)
                 .map_err(|e| format!("key `{key}`: `{anchor}`: {e}"))?;
