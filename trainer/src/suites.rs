@@ -38,14 +38,9 @@ pub fn built_in(id: &str) -> Option<Result<OpeningSuite, String>> {
     })
 }
 
-/// The suite `name` stands for under `rules`: [`BUILT_IN`] for the built-in one of the rules,
-/// else a suite file's path (read from the directory the process runs in). The error says
-/// which suites exist when the rules have no built-in one.
-pub fn load(name: &str) -> Result<OpeningSuite, String> {
-    OpeningSuite::load(std::path::Path::new(name))
-}
-
-/// The start positions of the suite `name` under `rules` (see [`load`]), checked against them.
+/// The start positions of the suite `name` under `rules`, checked against them: [`BUILT_IN`]
+/// for the built-in one of the rules (the error says which rules have one), else a suite file's
+/// path (read from the directory the process runs in).
 pub fn positions<B: BitSet>(name: &str, rules: &Rules<B>) -> Result<Vec<Position<B>>, String> {
     let id = rules.ruleset.id();
     let suite = if name == BUILT_IN {
@@ -56,7 +51,7 @@ pub fn positions<B: BitSet>(name: &str, rules: &Rules<B>) -> Result<Vec<Position
             ))
         })?
     } else {
-        load(name)?
+        OpeningSuite::load(std::path::Path::new(name))?
     };
     suite.positions(rules)
 }
