@@ -493,3 +493,95 @@ fn tafl_ladder_measures_finished_iterations_by_the_configs_ladder_and_goes_on_wh
         text(&o)
     );
 }
+
+/// The tiny config starting from `start` (`[model] start`), with another seed than the run that
+/// made the start, so that its own first network would differ.
+fn config_from(dir: &Path, name: &str, start: &str) -> PathBuf {
+    let text = TINY
+        .replace(
+            "moves_left = true\n",
+            &format!("moves_left = true\nstart = {start:?}\n"),
+        )
+        .replace("seed = 3\n", "seed = 4\n");
+    assert_ne!(
+        text.matches("start =").count(),
+        0,
+        "the tiny config's [model] moved"
+    );
+    let p = dir.join(format!("{name}.toml"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn manifest(checkpoint: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(checkpoint.join("manifest.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_run_starts_from_a_trained_model_of_its_shape_and_refuses_any_other() {
+    let dir = temp_dir("start");
+    // A run whose first network is the start: stopped before its first iteration.
+    let first = dir.join("first");
+    let o = train(
+        &config(&dir, "first", "[\"random\"]"),
+        &first,
+        &["--stop-after", "0"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let start = first.join("checkpoints").join("iter-0000");
+
+    let run = dir.join("from");
+    let o = train(
+        &config_from(&dir, "from", start.to_str().unwrap()),
+        &run,
+        &["--stop-after", "0"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let ours = manifest(&run.join("checkpoints").join("iter-0000"));
+    let theirs = manifest(&start);
+    assert_eq!(
+        ours["weights"], theirs["weights"],
+        "checkpoint:0 is the start's weights"
+    );
+    assert_eq!(ours["training_step"], theirs["training_step"]);
+    let log = std::fs::read_to_string(run.join("train.log")).unwrap();
+    assert!(log.contains("starting from"), "{log}");
+    // The same config without a start makes other weights (the seed differs).
+    let plain = dir.join("plain");
+    let cfg = dir.join("plain.toml");
+    std::fs::write(
+        &cfg,
+        std::fs::read_to_string(dir.join("from.toml"))
+            .unwrap()
+            .replace(&format!("start = {:?}\n", start.to_str().unwrap()), ""),
+    )
+    .unwrap();
+    let o = train(&cfg, &plain, &["--stop-after", "0"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_ne!(
+        manifest(&plain.join("checkpoints").join("iter-0000"))["weights"],
+        theirs["weights"]
+    );
+
+    // The shipped Brandubh network has another shape than the tiny config's: refused, named.
+    let o = train(
+        &config_from(&dir, "shipped", "shipped"),
+        &dir.join("shipped-run"),
+        &["--stop-after", "0"],
+    );
+    assert!(!o.status.success());
+    let t = text(&o);
+    assert!(
+        t.contains("model.start") && t.contains("4 blocks x 48 channels"),
+        "{t}"
+    );
+    // A start that is no model: refused, named.
+    let o = train(
+        &config_from(&dir, "none", "no/such/model"),
+        &dir.join("none-run"),
+        &["--stop-after", "0"],
+    );
+    assert!(!o.status.success());
+    let t = text(&o);
+    assert!(t.contains("model.start") && t.contains("no/such/model"), "{t}");
+}

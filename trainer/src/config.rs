@@ -27,6 +27,11 @@ pub struct ModelSection {
     pub global_pool_every: usize,
     /// Whether the network predicts moves left.
     pub moves_left: bool,
+    /// A trained model to start from instead of random weights: `shipped` (the model built
+    /// into the program for the rules) or a checkpoint or run folder (its best checkpoint). Its
+    /// shape must be this section's; it becomes the run's `checkpoint:0` (and its training step
+    /// carries on), so a ladder anchor `checkpoint:0` measures the run against its start.
+    pub start: Option<String>,
 }
 
 impl Default for ModelSection {
@@ -36,6 +41,7 @@ impl Default for ModelSection {
             channels: 64,
             global_pool_every: 3,
             moves_left: true,
+            start: None,
         }
     }
 }

@@ -5,8 +5,10 @@ use crate::run_dir::RunDir;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tafl_engine::Ruleset;
+use tafl_nn::burn::prelude::Device;
 use tafl_nn::{
-    default_device, load_checkpoint, read_manifest, EloInfo, Inference, Manifest, NetEvaluator, MANIFEST_FILE,
+    default_device, load_checkpoint, read_manifest, EloInfo, Inference, Manifest, NetEvaluator, TaflNet,
+    MANIFEST_FILE,
 };
 
 /// The checkpoint folder a path names: itself when it holds a manifest, else the best
@@ -61,8 +63,21 @@ pub fn load_evaluator_on(
     if path == Path::new(crate::shipped::SHIPPED_PATH) {
         return crate::shipped::load_evaluator_on(ruleset, callers, inference);
     }
-    let dir = checkpoint_dir(path)?;
     let device = default_device();
+    let (model, manifest) = load_model(path, ruleset, &device)?;
+    Ok((
+        NetEvaluator::for_play(model, &manifest, ruleset, device, callers, inference),
+        manifest,
+    ))
+}
+
+/// The network at `path` (a checkpoint or run folder, or `shipped`) for the game `ruleset`
+/// describes, on `device`, with its manifest: to evaluate with, or to train further.
+pub fn load_model(path: &Path, ruleset: &Ruleset, device: &Device) -> Result<(TaflNet, Manifest), String> {
+    if path == Path::new(crate::shipped::SHIPPED_PATH) {
+        return crate::shipped::load_model(ruleset, device).map(|(model, manifest, _)| (model, manifest));
+    }
+    let dir = checkpoint_dir(path)?;
     // A model fits rules that describe its game however they are spelled (a TOML diagram or
     // an OpenTafl position record, another name or id) and from whatever start position: it is
     // then loaded against its own rules, which the manifest check compares knob by knob.
@@ -70,10 +85,5 @@ pub fn load_evaluator_on(
         .ok()
         .and_then(|m| Ruleset::from_file(m.ruleset).ok())
         .filter(|own| own.same_game_any_start(ruleset));
-    let (model, manifest) =
-        load_checkpoint(&dir, model_rules.as_ref().unwrap_or(ruleset), &device).map_err(|e| e.to_string())?;
-    Ok((
-        NetEvaluator::for_play(model, &manifest, ruleset, device, callers, inference),
-        manifest,
-    ))
+    load_checkpoint(&dir, model_rules.as_ref().unwrap_or(ruleset), device).map_err(|e| e.to_string())
 }

@@ -55,9 +55,14 @@ pub struct TrainOptions {
 /// Starts a new run in `dir` (which must not hold one) from config text.
 pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOptions) -> Result<(), String> {
     let config = TrainConfig::parse(config_text, config_name)?;
-    // Before the folder is made: a ladder anchor that is a model must load under these rules.
-    crate::integrity::check_model_anchors(&config, &config.ruleset()?)
+    let ruleset = config.ruleset()?;
+    // Before the folder is made: a ladder anchor that is a model must load under these rules,
+    // and so must the first network (a start that does not load leaves no folder behind).
+    crate::integrity::check_model_anchors(&config, &ruleset)
         .map_err(|e| format!("config `{config_name}`: {e}"))?;
+    let device = default_device();
+    device.seed(config.seed);
+    let (model, step) = start_network(&config, config_name, &ruleset, &device)?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     // One process per run folder, from its first file on (a folder in use says by whom).
     let lock = crate::integrity::lock(dir)?;
@@ -70,14 +75,10 @@ pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOp
         ));
     }
     write_atomic(&run_dir.config_file(), config_text.as_bytes()).map_err(|e| e.to_string())?;
-    let ruleset = config.ruleset()?;
-    let device = default_device();
-    device.seed(config.seed);
-    let model = net_config(&config, &ruleset).init(&device);
     save_checkpoint(
         &run_dir.checkpoint(0),
         &model,
-        &Manifest::new(&ruleset, &net_config(&config, &ruleset), 0),
+        &Manifest::new(&ruleset, &net_config(&config, &ruleset), step),
     )
     .map_err(|e| e.to_string())?;
     let state = RunState {
@@ -99,10 +100,14 @@ pub fn start(config_text: &str, config_name: &str, dir: &Path, options: &TrainOp
     state.save(dir)?;
     RunLog::new(&run_dir.log_file()).line(
         &format!(
-            "new run: {} ({} iterations) in {}",
+            "new run: {} ({} iterations) in {}{}",
             config_name,
             config.iterations,
-            dir.display()
+            dir.display(),
+            match &config.model.start {
+                Some(start) => format!(", starting from `{start}` (training step {step})"),
+                None => String::new(),
+            }
         ),
         !options.quiet,
     );
@@ -227,6 +232,39 @@ pub fn selfplay_plan(dir: &Path) -> Result<(u32, u64), String> {
     let state = RunState::load(dir)?;
     let (sp, _) = config.selfplay_at(state.iteration);
     Ok((state.iteration, sp.games_per_iteration as u64))
+}
+
+/// The run's first network and its training step: random weights from the seed, or the model
+/// `[model] start` names, which must have the config's shape.
+fn start_network(
+    config: &TrainConfig,
+    config_name: &str,
+    ruleset: &Ruleset,
+    device: &Device,
+) -> Result<(TaflNet, u64), String> {
+    let shape = net_config(config, ruleset);
+    let Some(start) = &config.model.start else {
+        return Ok((shape.init(device), 0));
+    };
+    let (model, manifest) = crate::models::load_model(Path::new(start), ruleset, device)
+        .map_err(|e| format!("config `{config_name}`: key `model.start`: {e}"))?;
+    if manifest.model != shape {
+        let (m, c) = (&manifest.model, &shape);
+        return Err(format!(
+            "config `{config_name}`: key `model.start`: `{start}` is a network of {} blocks x {} channels \
+             (global pooling every {}, moves left {}), [model] asks for {} x {} (every {}, {}): give \
+             [model] the start's shape",
+            m.blocks,
+            m.channels,
+            m.global_pool_every,
+            m.moves_left,
+            c.blocks,
+            c.channels,
+            c.global_pool_every,
+            c.moves_left
+        ));
+    }
+    Ok((model, manifest.training_step))
 }
 
 fn net_config(config: &TrainConfig, ruleset: &Ruleset) -> NetConfig {

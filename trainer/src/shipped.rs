@@ -5,7 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 use tafl_engine::Ruleset;
-use tafl_nn::{load_checkpoint_bytes, Inference, Manifest, NetEvaluator};
+use tafl_nn::burn::prelude::Device;
+use tafl_nn::{load_checkpoint_bytes, Inference, Manifest, NetEvaluator, TaflNet};
 
 /// The model path that means "the shipped model for the rules in use".
 pub const SHIPPED_PATH: &str = "shipped";
@@ -141,6 +142,17 @@ pub fn for_rules(ruleset: &Ruleset) -> Result<(&'static ShippedModel, Ruleset), 
     for_rules_fit(ruleset).map(|(m, own, _)| (m, own))
 }
 
+/// The shipped model for the game `ruleset` describes, as a network on `device` (to train
+/// further or to evaluate), with its manifest and the rules it was trained under.
+pub fn load_model(ruleset: &Ruleset, device: &Device) -> Result<(TaflNet, Manifest, Ruleset), String> {
+    let (m, own) = for_rules(ruleset)?;
+    let origin = Path::new("checkpoints").join(m.name);
+    // Checked against the rules it was trained under, which describe the same game.
+    let (model, manifest) = load_checkpoint_bytes(m.manifest, m.weights.to_vec(), &own, device, &origin)
+        .map_err(|e| format!("shipped model `{}`: {e}", m.name))?;
+    Ok((model, manifest, own))
+}
+
 /// Loads the shipped model for `ruleset` as an evaluator batching up to `callers` searches.
 pub fn load_evaluator(ruleset: &Ruleset, callers: usize) -> Result<(Arc<NetEvaluator>, Manifest), String> {
     load_evaluator_on(ruleset, callers, Inference::process_default())
@@ -152,12 +164,8 @@ pub fn load_evaluator_on(
     callers: usize,
     inference: Inference,
 ) -> Result<(Arc<NetEvaluator>, Manifest), String> {
-    let (m, own) = for_rules(ruleset)?;
-    let origin = Path::new("checkpoints").join(m.name);
     let device = tafl_nn::default_device();
-    // Checked against the rules it was trained under, which describe the same game.
-    let (model, manifest) = load_checkpoint_bytes(m.manifest, m.weights.to_vec(), &own, &device, &origin)
-        .map_err(|e| format!("shipped model `{}`: {e}", m.name))?;
+    let (model, manifest, own) = load_model(ruleset, &device)?;
     // Encoded as in training, by the model's own rules, for its game (or the same but for
     // what a third occurrence does, whose plane the network never saw set); for another game
     // it was measured on (`OTHER_GAMES`), by that game's rules, as it was measured.
