@@ -1,7 +1,7 @@
 //! The thinking-time options shared by `tafl arena`, `tafl play` and `tafl analyze`: a time per
 //! move, a game clock, and search threads and how they share a search.
 
-use tafl_engine::ThinkingLimit;
+use tafl_engine::search::ThinkingLimit;
 use tafl_lab::players::Resolved;
 
 /// How long search players think, as given on the command line.
@@ -21,7 +21,7 @@ pub struct ThinkArgs {
     /// statistics are merged) or `tree` (one tree, threads kept apart by virtual loss).
     /// Default: each player's own (a level's `parallel`, else root).
     #[arg(long, value_name = "root|tree")]
-    pub parallel: Option<tafl_engine::Parallelism>,
+    pub parallel: Option<tafl_engine::search::Parallelism>,
 }
 
 impl ThinkArgs {

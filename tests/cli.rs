@@ -532,7 +532,7 @@ fn bench_times_the_players_asked_for_and_refuses_ones_that_cannot_play() {
 
 #[test]
 fn arena_writes_each_game_as_a_record_that_replays_and_reads_back() {
-    use tafl_engine::{GameRecord, Rules, Ruleset};
+    use tafl_engine::{formats::GameRecord, Rules, Ruleset};
     let dir = std::env::temp_dir().join(format!("tafl-arena-records-{}", std::process::id()));
     std::fs::remove_dir_all(&dir).ok();
     let records = dir.join("games");

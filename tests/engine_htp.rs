@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::process::Stdio;
 use std::time::Duration;
-use tafl_engine::{parse_move, Game, Move, Rules, Ruleset, Side};
+use tafl_engine::{formats::parse_move, Game, Move, Rules, Ruleset, Side};
 
 use cmd::tafl_with as tafl;
 

@@ -5,7 +5,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
-use tafl_engine::{parse_move, position_record, ruleset_to_opentafl, Game, OtgRecord, Rules, Ruleset, Side};
+use tafl_engine::{
+    formats::{parse_move, position_record, ruleset_to_opentafl, OtgRecord},
+    Game, Rules, Ruleset, Side,
+};
 
 /// How long any answer may take; the players here answer in milliseconds.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -135,7 +138,7 @@ fn whole_game_under(
     full_notation: bool,
     refuse_once: bool,
 ) -> usize {
-    let rs = tafl_engine::ruleset_from_opentafl(text).expect("rules the engine plays");
+    let rs = tafl_engine::formats::ruleset_from_opentafl(text).expect("rules the engine plays");
     let rules = Rules::<u128>::new(&rs).expect("rules compile");
     engine.send(&format!("rules {text}"));
     let mut game = Game::new(&rules).with_ply_limit(Some(400));

@@ -147,7 +147,7 @@ fn a_program_that_answers_an_illegal_move_loses_every_game_and_the_report_says_w
     // Each game's record keeps the verdict and what the program did.
     for g in 1..=4 {
         let text = std::fs::read_to_string(records.join(format!("game-{g:04}.txt"))).unwrap();
-        let rec = tafl_engine::GameRecord::parse(&text).unwrap();
+        let rec = tafl_engine::formats::GameRecord::parse(&text).unwrap();
         let ours = if g % 2 == 1 { "attackers" } else { "defenders" };
         assert_eq!(rec.tag("Result"), Some(ours), "{text}");
         assert_eq!(rec.tag("Termination"), Some("forfeit"), "{text}");

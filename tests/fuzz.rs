@@ -22,10 +22,14 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use tafl_engine::stats::Elo;
 use tafl_engine::{
-    parse_csv_games, parse_diagram, parse_move, parse_position_record, pieces_record, play_text,
-    position_from_record, random_opening, replay_csv, rules_panel, ruleset_from_opentafl,
-    ruleset_to_opentafl, with_board, write_diagram, BitSet, Game, GameRecord, Levels, OpeningSuite,
-    OtgRecord, Rules, Ruleset, Side, BUILTIN_IDS,
+    formats::{
+        parse_csv_games, parse_diagram, parse_move, parse_position_record, pieces_record, play_text,
+        position_from_record, replay_csv, ruleset_from_opentafl, ruleset_to_opentafl, write_diagram,
+        GameRecord, OpeningSuite, OtgRecord,
+    },
+    rules::{rules_panel, BUILTIN_IDS},
+    search::{random_opening, Levels},
+    with_board, BitSet, Game, Rules, Ruleset, Side,
 };
 use tafl_nn::{
     default_device, fnv1a64, load_checkpoint_bytes, weights_from_bytes, weights_to_bytes, Encoder, Manifest,

@@ -3,10 +3,14 @@
 
 use std::process::Command;
 use tafl_engine::{
-    otn_move_text, parse_csv_games, ruleset_from_opentafl, ruleset_to_opentafl, with_board, BitSet,
-    CornersSpec, Escape, Game, Hostility, KingArmed, KingCapture, NoMoves, OtgRecord, Outcome, Piece, Reason,
-    Repetition, ReplayEnd, Rules, RulesFile, Ruleset, Shieldwall, Side, Sq, ThroneKind, ThronePass, YesNo,
-    BUILTIN_IDS,
+    formats::{
+        otn_move_text, parse_csv_games, ruleset_from_opentafl, ruleset_to_opentafl, OtgRecord, ReplayEnd,
+    },
+    rules::{
+        CornersSpec, Escape, Hostility, KingArmed, KingCapture, NoMoves, Repetition, Shieldwall, ThroneKind,
+        ThronePass, YesNo, BUILTIN_IDS,
+    },
+    with_board, BitSet, Game, Outcome, Piece, Reason, Rules, RulesFile, Ruleset, Side, Sq,
 };
 
 const COPENHAGEN_START: &str = "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/";
@@ -570,7 +574,7 @@ fn linnaean_capture_and_the_relaxed_shieldwall_import_as_knobs() {
     assert_eq!(rs.file.linnaean_capture, YesNo::Yes);
     let back = ruleset_from_opentafl(&ruleset_to_opentafl(&rs)).unwrap();
     assert_eq!(knobs(&back), knobs(&rs));
-    assert!(tafl_engine::rules_panel(&rs).contains("Linnaean capture"));
+    assert!(tafl_engine::rules::rules_panel(&rs).contains("Linnaean capture"));
     // In the rules file it is a knob of its own, written only when set.
     assert!(rs.to_toml().contains("linnaean_capture = \"yes\""));
     assert!(!Ruleset::builtin("tablut").to_toml().contains("linnaean"));
@@ -583,7 +587,7 @@ fn linnaean_capture_and_the_relaxed_shieldwall_import_as_knobs() {
     let text = ruleset_to_opentafl(&rs);
     assert!(text.contains("sw:s swf:n"), "{text}");
     assert_eq!(knobs(&ruleset_from_opentafl(&text).unwrap()), knobs(&rs));
-    assert!(tafl_engine::rules_panel(&rs).contains("Shieldwall (relaxed)"));
+    assert!(tafl_engine::rules::rules_panel(&rs).contains("Shieldwall (relaxed)"));
     // `swf:y` (the default) keeps Copenhagen's shieldwall.
     let strict = relaxed.replace("swf:n", "swf:y");
     assert_eq!(

@@ -4,7 +4,10 @@
 
 mod cmd;
 
-use tafl_engine::{parse_csv_games, replay_csv, CsvGame, CsvResult, Reason, ReplayEnd, Rules, Ruleset, Side};
+use tafl_engine::{
+    formats::{parse_csv_games, replay_csv, CsvGame, CsvResult, ReplayEnd},
+    Reason, Rules, Ruleset, Side,
+};
 
 fn games_text() -> String {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/copenhagen-games.csv");

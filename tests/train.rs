@@ -286,7 +286,7 @@ fn the_suite_start_config_reads_its_training_suite_from_the_repository_root() {
         assert_eq!(config.selfplay.openings.as_deref(), Some(suite.as_str()));
         assert_eq!(config.selfplay.openings_share, 0.5);
         // The suite is there and holds legal positions of the config's rules.
-        let loaded = tafl_engine::OpeningSuite::load(&root.join(&suite)).unwrap();
+        let loaded = tafl_engine::formats::OpeningSuite::load(&root.join(&suite)).unwrap();
         let r = tafl_engine::Rules::<u128>::new(&tafl_engine::Ruleset::builtin(rules)).unwrap();
         assert!(!loaded.positions(&r).unwrap().is_empty(), "{suite}");
     }

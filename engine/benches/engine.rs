@@ -3,7 +3,10 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
-use tafl_engine::{game_seed, perft, random_game, MoveList, Position, Rules, Ruleset};
+use tafl_engine::{
+    board::{game_seed, perft, random_game, MoveList},
+    Position, Rules, Ruleset,
+};
 
 fn movegen(c: &mut Criterion) {
     let rules = Rules::<u128>::new(&Ruleset::builtin("hnefatafl")).unwrap();

@@ -1,8 +1,8 @@
 //! Captures after a move: custodial captures of soldiers, the shieldwall, and the king.
 
 use crate::bitset::BitSet;
+use crate::compiled::{Rules, NONE};
 use crate::position::{MoveEffect, Position};
-use crate::rules::{Rules, NONE};
 use crate::ruleset::{KingArmed, KingCapture};
 use crate::side::{Piece, Side};
 use crate::square::Sq;

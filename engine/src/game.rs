@@ -1,11 +1,11 @@
 //! [`Game`]: a position plus its history, for the checks that need it (repetition, ply limit).
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::error::IllegalMove;
 use crate::movegen::MoveList;
 use crate::outcome::{Outcome, Reason};
 use crate::position::{Move, MoveEffect, Position};
-use crate::rules::Rules;
 use crate::ruleset::{Repetition, TurnLimitResult};
 use crate::side::{Piece, Side};
 use crate::square::Sq;

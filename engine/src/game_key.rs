@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn a_model_fits_its_game_whatever_the_start() {
         let c = Ruleset::builtin("copenhagen");
-        let later = crate::ruleset_from_opentafl(
+        let later = crate::formats::ruleset_from_opentafl(
             "dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:/3ttttt3/5t3t1/6T4/2t2T4t/t3TT4t/tt2TKTT2t/t3TTT3t/t2T1T4t/11/5t5/3ttttt3/",
         )
         .unwrap_or_else(|e| panic!("{e}"));

@@ -9,11 +9,11 @@
 //! Move numbers are optional when reading; captures after a move are checked when replaying.
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::error::ParseError;
 use crate::game::Game;
 use crate::notation::{play_text, played_text, position_from_record, position_record};
 use crate::position::Position;
-use crate::rules::Rules;
 use crate::side::Side;
 
 /// A game record: tags and moves, not yet checked against any rules.

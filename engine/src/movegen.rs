@@ -8,8 +8,8 @@
 //!   without listing them.
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::position::{Move, Position};
-use crate::rules::Rules;
 use crate::side::Side;
 use crate::square::Sq;
 

@@ -2,11 +2,11 @@
 //! records (the piece-list text itself is in `pieces_text`; game records in `game_record`).
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::error::ParseError;
 use crate::game::{Game, Played};
 use crate::pieces_text::{parse_position_record, pieces_record};
 use crate::position::{Move, Position};
-use crate::rules::Rules;
 use crate::side::Side;
 use crate::square::{parse_square_prefix, square_name, Sq};
 

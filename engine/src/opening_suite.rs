@@ -17,10 +17,10 @@
 //! free text saying how it was judged.
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::error::ParseError;
 use crate::notation::{position_from_record, position_record};
 use crate::position::Position;
-use crate::rules::Rules;
 use crate::side::Side;
 use crate::symmetry::{transform_position, SYMMETRIES};
 

@@ -3,8 +3,8 @@
 //! 7 no legal move, 8 ply limit. Checks 6 and 8 need the history kept by [`crate::Game`].
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::position::{MoveEffect, Position};
-use crate::rules::Rules;
 use crate::ruleset::NoMoves;
 use crate::side::Side;
 use serde::{Deserialize, Serialize};

@@ -2,8 +2,8 @@
 //! move generator against reference counts.
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::position::{Move, Position};
-use crate::rules::Rules;
 
 /// Leaves at `depth` plies. A move that ends the game (escape, capture of the king, fort,
 /// encirclement) is a leaf: nothing is played after it. The last ply's moves are counted

@@ -1,9 +1,9 @@
 //! [`Position`]: the pieces on the board and the side to move, as bit sets.
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::error::IllegalMove;
 use crate::outcome::Outcome;
-use crate::rules::Rules;
 use crate::side::{Piece, Side};
 use crate::square::{square_name, Sq};
 use std::fmt;

@@ -1,9 +1,9 @@
 //! Uniformly random games: each legal move equally likely, the classic baseline of balance studies.
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::game::Game;
 use crate::outcome::Outcome;
-use crate::rules::Rules;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -17,12 +17,12 @@
 //! plays nothing after it. If the last ply ends the game, the recorded result must agree.
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::error::ParseError;
 use crate::game::Game;
 use crate::notation::parse_move;
 use crate::outcome::Outcome;
 use crate::position::Move;
-use crate::rules::Rules;
 use crate::side::Side;
 use crate::square::{square_name, Sq};
 use std::collections::BTreeMap;

@@ -312,7 +312,7 @@ builtins!(
 
 impl Ruleset {
     /// A built-in ruleset by id, or a rules file by path: TOML, an OpenTafl rules string or
-    /// an OpenTafl game record (see [`crate::ruleset_from_text`]).
+    /// an OpenTafl game record (see [`crate::formats::ruleset_from_text`]).
     pub fn load(spec: &str) -> Result<Ruleset, RulesError> {
         if let Some(text) = builtin_text(spec) {
             return Ruleset::from_toml(text, spec);

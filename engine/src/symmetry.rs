@@ -2,8 +2,8 @@
 //! positions. Every built-in ruleset is invariant under them, which tests and training use.
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::position::{Move, Position};
-use crate::rules::Rules;
 use crate::square::{square, Sq};
 
 /// The symmetries, numbered 0..8: bit 2 transposes (swaps file and rank) first, then bit 0

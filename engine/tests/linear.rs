@@ -2,7 +2,7 @@
 //! exactly; its file round-trips and a bad one is refused naming what is wrong; its move terms
 //! count captures and the hand-written prior's parts.
 
-use tafl_engine::*;
+use tafl_engine::{board::*, formats::*, rules::*, search::*, *};
 
 fn rules(id: &str) -> Rules<u128> {
     Rules::new(&Ruleset::builtin(id)).unwrap()
@@ -240,65 +240,6 @@ fn move_terms_count_captures_and_distance() {
     assert!(!capture.king);
     assert_eq!(at("a3", "b3").captures, 0.0);
     assert_eq!(at("e3", "e2").captures, 0.0);
-}
-
-#[test]
-fn move_terms_weigh_the_hand_written_parts_one_by_one() {
-    let r = rules("brandubh");
-    // The king on a4 runs north to the corner a7 over a5 and a6; the defender on e6 stands
-    // where an attacker moving beside it could be taken.
-    let diagram = "
-        7 # . . . . . #
-        6 . . A . D . .
-        5 . . . . . . .
-        4 K . . . . . .
-        3 . . . . . . .
-        2 . . . . . . .
-        1 # . . . . . #
-          a b c d e f g
-        ";
-    let (classes, _) = square_classes(7);
-    let terms_of = |side: Side| {
-        let p = Position::from_diagram(&r, diagram, side).unwrap();
-        let moves: Vec<Move> = p.moves(&r).as_slice().to_vec();
-        let terms = MoveTerms::of(&r, &p, &moves, &classes);
-        move |from: &str, to: &str| {
-            let m = Move::new(parse_square(7, from).unwrap(), parse_square(7, to).unwrap());
-            terms[moves.iter().position(|x| *x == m).unwrap()]
-        }
-    };
-    let part = |t: MoveTerms, name: &str| t.parts[MOVE_PARTS.iter().position(|n| *n == name).unwrap()];
-    let at = terms_of(Side::Attackers);
-    // a6 blocks the king's run to a7, and the corner beside it closes a sandwich on it.
-    assert_eq!(part(at("c6", "a6"), "blocks_run"), 1.0);
-    assert_eq!(part(at("c6", "a6"), "exposed"), 1.0);
-    // d6: the defender on e6 beside it, c6 (left empty by the move) opposite.
-    assert_eq!(part(at("c6", "d6"), "exposed"), 1.0);
-    assert_eq!(part(at("c6", "d6"), "blocks_run"), 0.0);
-    assert_eq!(part(at("c6", "b6"), "exposed"), 0.0);
-    // c4: on the king's row, two squares from it.
-    let c4 = at("c6", "c4");
-    assert_eq!(part(c4, "king_reach"), 1.0);
-    assert_eq!(part(c4, "near_king"), 0.0);
-    assert_eq!(NEAR_CLASS_NAMES[c4.near_to as usize], "0x2");
-    assert_eq!(NEAR_CLASS_NAMES[c4.near_from as usize], "2x2");
-    let de = terms_of(Side::Defenders);
-    assert_eq!(part(de("a4", "a7"), "king_escape"), 1.0);
-    assert_eq!(part(de("a4", "a5"), "king_threat"), 1.0);
-    assert_eq!(part(de("a4", "a5"), "king_escape"), 0.0);
-    assert_eq!(part(de("a4", "b4"), "king_threat"), 0.0);
-    assert!(de("a4", "b4").king && !de("e6", "e5").king);
-    // The king's place classes are those of the 8 symmetries: one class per unordered pair
-    // of distances capped at 3.
-    let d4 = parse_square(7, "d4").unwrap() as usize;
-    let class = |sq: &str| NEAR_CLASS_NAMES[near_class(7, d4, parse_square(7, sq).unwrap() as usize)];
-    assert_eq!(class("d5"), "0x1");
-    assert_eq!(class("c4"), "0x1");
-    assert_eq!(class("e5"), "1x1");
-    assert_eq!(class("f3"), "1x2");
-    assert_eq!(class("a7"), "3x3");
-    assert_eq!(class("a6"), "2x3");
-    assert_eq!(NEAR_CLASS_NAMES.len(), NEAR_CLASSES);
 }
 
 #[test]

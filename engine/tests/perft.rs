@@ -1,7 +1,10 @@
 //! Reference perft counts from `engine/tests/data/perft.txt`, checked two ways: the bit-parallel
 //! counter and the per-piece move lists.
 
-use tafl_engine::{perft, perft_divide, with_board, BitSet, Position, Rules, Ruleset};
+use tafl_engine::{
+    board::{perft, perft_divide},
+    with_board, BitSet, Position, Rules, Ruleset,
+};
 
 fn cases() -> Vec<(String, u32, u64)> {
     let text = include_str!("data/perft.txt");

@@ -4,7 +4,10 @@
 mod common;
 
 use common::*;
-use tafl_engine::{parse_diagram, parse_move, Game, Position, Reason, Ruleset, Side};
+use tafl_engine::{
+    formats::{parse_diagram, parse_move},
+    Game, Position, Reason, Ruleset, Side,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Custodial capture of soldiers
@@ -916,7 +919,7 @@ fn first_knob_decides_who_opens() {
     assert!(g.play(&r, mv(&r, "d3-c3")).is_ok());
     assert_eq!(g.position().to_move(), Side::Attackers);
     // Every built-in ruleset has the attackers open.
-    for id in tafl_engine::BUILTIN_IDS {
+    for id in tafl_engine::rules::BUILTIN_IDS {
         assert_eq!(Ruleset::builtin(id).file.first, Side::Attackers, "{id}");
     }
 }

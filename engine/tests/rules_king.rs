@@ -684,13 +684,17 @@ fn tablut_traditional_king_escapes_to_the_edge() {
 fn a_game_from_a_decided_position_is_over() {
     let rules = tafl_engine::Rules::<u128>::new(&tafl_engine::Ruleset::builtin("brandubh")).unwrap();
     for to_move in [tafl_engine::Side::Attackers, tafl_engine::Side::Defenders] {
-        let pos = tafl_engine::position_from_record(&rules, "/K6/3t3/7/7/7/7/7/", to_move).unwrap();
+        let pos = tafl_engine::formats::position_from_record(&rules, "/K6/3t3/7/7/7/7/7/", to_move).unwrap();
         let game = Game::from_position(&rules, pos);
         let o = game.outcome().expect("the king on a corner has escaped");
         assert_eq!(o.reason, Reason::Escape);
         assert_eq!(o.winner, Some(tafl_engine::Side::Defenders));
     }
-    let pos = tafl_engine::position_from_record(&rules, "/7/7/K6/6t/3T3/7/7/", tafl_engine::Side::Defenders)
-        .unwrap();
+    let pos = tafl_engine::formats::position_from_record(
+        &rules,
+        "/7/7/K6/6t/3T3/7/7/",
+        tafl_engine::Side::Defenders,
+    )
+    .unwrap();
     assert!(Game::from_position(&rules, pos).outcome().is_none());
 }

@@ -20,8 +20,10 @@ use crate::htp::{parse_answer, parse_generated, Request, Role};
 use crate::otep::{Message, Reply};
 use std::time::{Duration, Instant};
 use tafl_engine::{
-    board_record, otn_move_text, parse_move, parse_square, square_name, BitSet, Clock, EngineProtocol,
-    ExternalPlayer, Game, Move, Outcome, Position, Reason, Rules, Side, Stop, ThinkingLimit,
+    formats::{board_record, otn_move_text, parse_move},
+    parse_square,
+    search::{Clock, EngineProtocol, ExternalPlayer, Stop, ThinkingLimit},
+    square_name, BitSet, Game, Move, Outcome, Position, Reason, Rules, Side,
 };
 
 /// The longest wait for a move when no game clock is kept.
@@ -411,7 +413,10 @@ impl Drop for OtepPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tafl_engine::{classic_evaluator, play_game_from, Player, PlayerSpec, Ruleset, SearchConfig};
+    use tafl_engine::{
+        search::{classic_evaluator, play_game_from, Player, PlayerSpec, SearchConfig},
+        Ruleset,
+    };
 
     fn brandubh() -> Rules<u128> {
         Rules::<u128>::new(&Ruleset::builtin("brandubh")).unwrap()

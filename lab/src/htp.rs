@@ -80,7 +80,7 @@ pub enum Request {
     ShowBoardOpenTafl,
     /// `time_settings un-timed` (`None`) or `time_settings fischer MILLISECONDS ADD_SECONDS`:
     /// a new game, and the engine's clock for it (its moves are then timed by the clock).
-    TimeSettings(Option<tafl_engine::Clock>),
+    TimeSettings(Option<tafl_engine::search::Clock>),
     /// `version`.
     Version,
 }
@@ -227,7 +227,7 @@ impl Request {
                     // Bounded: a clock of more than a day is a day.
                     let ms = number("MILLISECONDS", ms)?.min(86_400_000);
                     let add = number("ADD_SECONDS", add)?.min(86_400);
-                    Request::TimeSettings(Some(tafl_engine::Clock {
+                    Request::TimeSettings(Some(tafl_engine::search::Clock {
                         remaining: std::time::Duration::from_millis(ms),
                         increment: std::time::Duration::from_secs(add),
                     }))
@@ -359,7 +359,7 @@ mod tests {
         );
         assert_eq!(
             ok("time_settings fischer 300000 5"),
-            Request::TimeSettings(Some(tafl_engine::Clock {
+            Request::TimeSettings(Some(tafl_engine::search::Clock {
                 remaining: std::time::Duration::from_secs(300),
                 increment: std::time::Duration::from_secs(5),
             }))
@@ -431,7 +431,7 @@ mod tests {
             Request::ShowBoard,
             Request::ShowBoardOpenTafl,
             Request::TimeSettings(None),
-            Request::TimeSettings(Some(tafl_engine::Clock {
+            Request::TimeSettings(Some(tafl_engine::search::Clock {
                 remaining: std::time::Duration::from_millis(1500),
                 increment: std::time::Duration::from_secs(2),
             })),

@@ -40,7 +40,7 @@
 //! let out = std::env::temp_dir().join(format!("tafl-lab-doc-{}", std::process::id()));
 //! // A host that wants Ctrl-C to stop the study passes `balance::stop_on_ctrl_c()` instead.
 //! let stop = std::sync::atomic::AtomicBool::new(false);
-//! tafl_lab::balance::run(&tafl_lab::balance::Request {
+//! tafl_lab::balance::run(&tafl_lab::balance::BalanceRequest {
 //!     rules: "brandubh".into(),
 //!     random_games: 100,
 //!     skilled_games: 0,

@@ -1,4 +1,4 @@
-//! Building opening suites ([`tafl_engine::OpeningSuite`]): start positions from which equal
+//! Building opening suites ([`tafl_engine::formats::OpeningSuite`]): start positions from which equal
 //! skilled players score about even, so that a match from them measures strength even under
 //! rules where the defenders win nearly every game from the start.
 //!
@@ -16,9 +16,13 @@ use crate::players::{build, Resolved};
 use indicatif::ProgressBar;
 use std::collections::HashSet;
 use tafl_engine::{
-    classic_evaluator, game_seed, play_match_from, suite_tallies, symmetry_key, with_board, BitSet, Game,
-    MatchSettings, OpeningSuite, Openings, Player, PlayerSpec, Position, Rules, Ruleset, SearchConfig, Side,
-    SideTally, SuiteEntry,
+    board::game_seed,
+    formats::{symmetry_key, OpeningSuite, SuiteEntry},
+    search::{
+        classic_evaluator, play_match_from, suite_tallies, MatchSettings, Openings, Player, PlayerSpec,
+        SearchConfig, SideTally,
+    },
+    with_board, BitSet, Game, Position, Rules, Ruleset, Side,
 };
 
 /// The judge of the default suites: the hand-written search at 400 simulations, the same
@@ -416,7 +420,7 @@ fn judge<B: BitSet>(
         threads: req.threads.max(1),
         seed,
         exploration: 0.0,
-        limit: tafl_engine::ThinkingLimit::Simulations,
+        limit: tafl_engine::search::ThinkingLimit::Simulations,
         search_threads: 0,
     };
     let judge = &req.judge;
@@ -586,7 +590,8 @@ mod tests {
             assert!(pos.settled_outcome(&rules).is_none());
             let mut g = Game::new(&rules);
             for m in line.split_whitespace() {
-                g.play(&rules, tafl_engine::parse_move(7, m).unwrap().0).unwrap();
+                g.play(&rules, tafl_engine::formats::parse_move(7, m).unwrap().0)
+                    .unwrap();
             }
             assert_eq!(g.position(), pos, "the moves lead to the position");
         }

@@ -12,7 +12,7 @@
 //! on the rules in force, which only the session knows.
 
 use std::fmt;
-use tafl_engine::{ruleset_from_opentafl, Ruleset, Side};
+use tafl_engine::{formats::ruleset_from_opentafl, Ruleset, Side};
 
 /// One command from OpenTafl.
 #[derive(Clone, Debug, PartialEq)]
@@ -300,7 +300,7 @@ impl fmt::Display for Message {
         let time = |t: &ClockTime| format!("{}{}", t.millis, if t.overtime { "*" } else { "" });
         match self {
             Message::Hello => f.write_str("hello"),
-            Message::Rules(rs) => write!(f, "rules {}", tafl_engine::ruleset_to_opentafl(rs)),
+            Message::Rules(rs) => write!(f, "rules {}", tafl_engine::formats::ruleset_to_opentafl(rs)),
             Message::Position(p) => write!(f, "position {p}"),
             Message::Side(s) => write!(f, "side {}", side(s)),
             Message::Clock(None) => f.write_str("clock"),

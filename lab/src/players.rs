@@ -4,8 +4,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use tafl_engine::{
-    classic_evaluator, BitSet, Evaluator, EvaluatorSpec, Heuristic, Layered, Levels, Player, PlayerSpec,
-    Rules, SearchConfig, ThinkingLimit,
+    search::{
+        classic_evaluator, Evaluator, EvaluatorSpec, Heuristic, Layered, Levels, Player, PlayerSpec,
+        SearchConfig, ThinkingLimit,
+    },
+    BitSet, Rules,
 };
 use tafl_nn::{Inference, NetEvaluator};
 
@@ -28,7 +31,7 @@ pub struct Resolved {
     /// Search threads.
     pub threads: usize,
     /// How the search threads share a move: merged trees (the default) or one shared tree.
-    pub parallel: tafl_engine::Parallelism,
+    pub parallel: tafl_engine::search::Parallelism,
     /// Whether a protocol host's clock replaces the player's own limit (a level with
     /// `use_clock`, the strongest by default: it uses the time it is given), or only caps it
     /// (other levels and explicit player specs keep their budget, never more than the clock
@@ -54,7 +57,7 @@ impl Resolved {
             fallback: None,
             limit: ThinkingLimit::Simulations,
             threads: 1,
-            parallel: tafl_engine::Parallelism::Root,
+            parallel: tafl_engine::search::Parallelism::Root,
             follow_clock: false,
             inference: None,
             search: SearchConfig::default(),
@@ -226,8 +229,8 @@ pub fn level(n: u32) -> Result<Resolved, String> {
         _ => String::new(),
     };
     let tree = match parallel {
-        tafl_engine::Parallelism::Tree => ", one shared tree",
-        tafl_engine::Parallelism::Root => "",
+        tafl_engine::search::Parallelism::Tree => ", one shared tree",
+        tafl_engine::search::Parallelism::Root => "",
     };
     let search = l.search_config()?;
     let tuned = match l.search_text() {
@@ -308,7 +311,7 @@ pub fn check(r: &Resolved) -> Result<(), String> {
         } = spec
         {
             if path != tafl_trainer::shipped::SHIPPED_PATH {
-                tafl_engine::LinearWeights::load(std::path::Path::new(path))?;
+                tafl_engine::search::LinearWeights::load(std::path::Path::new(path))?;
             }
         }
         if let Some(path) = match spec {
@@ -360,7 +363,7 @@ pub fn shipped_linear_fit(
 
 /// The shipped linear weights for `ruleset` (those [`shipped_linear_fit`] finds), or why there
 /// are none.
-pub fn shipped_linear(ruleset: &tafl_engine::Ruleset) -> Result<tafl_engine::LinearWeights, String> {
+pub fn shipped_linear(ruleset: &tafl_engine::Ruleset) -> Result<tafl_engine::search::LinearWeights, String> {
     let (id, text) = shipped_linear_fit(ruleset)
         .and_then(|(id, _)| SHIPPED_LINEAR.iter().find(|(r, _)| *r == id))
         .ok_or_else(|| {
@@ -370,7 +373,7 @@ pub fn shipped_linear(ruleset: &tafl_engine::Ruleset) -> Result<tafl_engine::Lin
                 SHIPPED_LINEAR.map(|(r, _)| r).join(", ")
             )
         })?;
-    let mut w = tafl_engine::LinearWeights::parse(text)
+    let mut w = tafl_engine::search::LinearWeights::parse(text)
         .map_err(|e| format!("the shipped linear weights of `{id}`: {e}"))?;
     // Fitted under the built-in rules of the same game: valid for these.
     w.ruleset = ruleset.id().to_string();
@@ -404,11 +407,11 @@ pub fn evaluator_on<B: BitSet>(
 
 /// The linear evaluation of a weights file (`shipped`: the rules' own, built in) for the rules
 /// in use.
-fn linear_evaluation<B: BitSet>(path: &str, rules: &Rules<B>) -> Result<tafl_engine::Linear, String> {
+fn linear_evaluation<B: BitSet>(path: &str, rules: &Rules<B>) -> Result<tafl_engine::search::Linear, String> {
     if path == tafl_trainer::shipped::SHIPPED_PATH {
-        tafl_engine::Linear::new(shipped_linear(&rules.ruleset)?, rules)
+        tafl_engine::search::Linear::new(shipped_linear(&rules.ruleset)?, rules)
     } else {
-        tafl_engine::Linear::load(std::path::Path::new(path), rules)
+        tafl_engine::search::Linear::load(std::path::Path::new(path), rules)
     }
 }
 
@@ -510,7 +513,7 @@ mod tests {
         let theirs = shipped_linear(&org).unwrap();
         assert_eq!(theirs.ruleset, "copenhagen-hnefatafl-org");
         assert_eq!(
-            tafl_engine::LinearWeights {
+            tafl_engine::search::LinearWeights {
                 ruleset: ours.ruleset.clone(),
                 ..theirs
             },

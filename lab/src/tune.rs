@@ -1,4 +1,4 @@
-//! `tafl tune`: a [`Linear`](tafl_engine::Linear) evaluation fitted to a network's values.
+//! `tafl tune`: a [`Linear`](tafl_engine::search::Linear) evaluation fitted to a network's values.
 //!
 //! A network's evaluation is better than the hand-written one (it wins at equal simulations)
 //! but costs a thousand times more a position, so at equal time the hand-written search, with
@@ -18,10 +18,12 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use std::path::PathBuf;
-use tafl_engine::softmax;
+use tafl_engine::search::softmax;
 use tafl_engine::{
-    game_seed, square_classes, BitSet, EvalInput, EvaluatorSpec, Game, LinearWeights, Move, MoveTerms,
-    OpeningSuite, Position, PriorWeights, Rules, Side,
+    board::game_seed,
+    formats::OpeningSuite,
+    search::{square_classes, EvalInput, EvaluatorSpec, LinearWeights, MoveTerms, PriorWeights},
+    BitSet, Game, Move, Position, Rules, Side,
 };
 use tafl_nn::Inference;
 
@@ -277,7 +279,7 @@ fn play<B: BitSet>(
 
 /// `tanh(w . x)`.
 fn value(w: &[f32], x: &[f32]) -> f32 {
-    tafl_engine::weigh(w, x).tanh()
+    tafl_engine::search::weigh(w, x).tanh()
 }
 
 /// Mean squared difference between the value of `w` and the targets.

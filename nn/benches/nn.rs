@@ -108,7 +108,7 @@ fn samples_of<B: tafl_engine::BitSet>(rules: &Rules<B>, ruleset: &Ruleset, count
             game.ply(),
             moves.as_slice(),
             &visits,
-            tafl_engine::Wdl::from_value(0.2),
+            tafl_engine::search::Wdl::from_value(0.2),
             40.0,
         ));
         k += 1;

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::Path;
 use tafl_engine::stats::Elo;
-use tafl_engine::{ruleset_to_opentafl, RulesFile, Ruleset};
+use tafl_engine::{formats::ruleset_to_opentafl, RulesFile, Ruleset};
 
 /// The value of [`BundleManifest::format`].
 pub const BUNDLE_FORMAT: &str = "tafl-client-bundle";

@@ -13,7 +13,10 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use tafl_engine::{BitSet, EvalInput, Evaluation};
+use tafl_engine::{
+    search::{EvalInput, Evaluation},
+    BitSet,
+};
 
 const SHARDS: usize = 16;
 
@@ -113,7 +116,7 @@ impl EvalCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tafl_engine::{Game, Rules, Ruleset, Wdl};
+    use tafl_engine::{search::Wdl, Game, Rules, Ruleset};
 
     #[test]
     fn entries_are_found_by_what_the_network_sees_and_the_cache_stays_bounded() {

@@ -8,7 +8,11 @@
 //! represented. The same seed gives the same positions.
 
 use crate::Encoder;
-use tafl_engine::{game_seed, with_board, BitSet, EvalInput, Evaluator, Game, Heuristic, Rules, Ruleset};
+use tafl_engine::{
+    board::game_seed,
+    search::{EvalInput, Evaluator, Heuristic},
+    with_board, BitSet, Game, Rules, Ruleset,
+};
 
 /// Positions [`crate::OnnxNet::new_int8`] calibrates on: enough that every activation's range
 /// is seen (the largest values come from the rarer positions), few enough that opening an int8

@@ -179,10 +179,10 @@ fn knob_differences(model: &RulesFile, used: &RulesFile) -> Vec<String> {
         .collect()
 }
 
-/// The weights' checksum ([`tafl_engine::fnv1a64`] of their bytes): against truncated or
+/// The weights' checksum ([`tafl_engine::formats::fnv1a64`] of their bytes): against truncated or
 /// damaged weights, not against tampering.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    tafl_engine::fnv1a64(bytes.iter().copied())
+    tafl_engine::formats::fnv1a64(bytes.iter().copied())
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.

@@ -35,7 +35,7 @@
 //! index = from * 4 * (n - 1) + direction * (n - 1) + (distance - 1)
 //! ```
 //!
-//! with `direction` in the engine's order ([`tafl_engine::DIRECTIONS`]): 0 north (rank + 1),
+//! with `direction` in the engine's order ([`tafl_engine::board::DIRECTIONS`]): 0 north (rank + 1),
 //! 1 east (file + 1), 2 south (rank - 1), 3 west (file - 1). The index space has
 //! `n * n * 4 * (n - 1)` entries, most of which no legal move ever uses (they leave the board);
 //! the network's policy head predicts all of them, and evaluation takes the softmax over the
@@ -51,8 +51,8 @@
 //!
 //! # Symmetries
 //!
-//! Symmetry `s` (numbered as in [`tafl_engine::SYMMETRIES`]) maps square `sq` to
-//! [`tafl_engine::transform_square`]`(n, s, sq)`. It acts on planes by moving every value to the
+//! Symmetry `s` (numbered as in [`tafl_engine::board::SYMMETRIES`]) maps square `sq` to
+//! [`tafl_engine::board::transform_square`]`(n, s, sq)`. It acts on planes by moving every value to the
 //! mapped square, and on policy indices by mapping the from-square and the direction (the
 //! distance is kept), which is a permutation of the whole index space. For a ruleset whose
 //! special squares are symmetric, encoding a transformed position equals transforming the
@@ -61,7 +61,10 @@
 //! invariant (all 8 for every built-in ruleset); only those are valid for augmentation.
 
 use tafl_engine::{
-    transform_square, BitSet, Escape, EvalInput, Move, Position, Repetition, Ruleset, Side, Sq, SYMMETRIES,
+    board::{transform_square, SYMMETRIES},
+    rules::{Escape, Repetition},
+    search::EvalInput,
+    BitSet, Move, Position, Ruleset, Side, Sq,
 };
 
 /// The version of the input encoding and policy index described in this module. Models name it
@@ -131,7 +134,7 @@ pub const PLANE_INFO: [(&str, &str); PLANES] = [
 /// Plies at which the ply plane saturates at 1.
 pub const PLY_SCALE: u32 = 512;
 
-/// Direction steps `(file, rank)` in the order of [`tafl_engine::DIRECTIONS`].
+/// Direction steps `(file, rank)` in the order of [`tafl_engine::board::DIRECTIONS`].
 const STEPS: [(i32, i32); 4] = [(0, 1), (1, 0), (0, -1), (-1, 0)];
 
 /// Encoding v1 for one ruleset: input planes, the policy index and the symmetry tables.

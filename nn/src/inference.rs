@@ -1,4 +1,4 @@
-//! Batched inference behind [`tafl_engine::Evaluator`]: many search threads share one
+//! Batched inference behind [`tafl_engine::search::Evaluator`]: many search threads share one
 //! [`NetEvaluator`], whose worker thread gathers their positions into one forward pass.
 //!
 //! ```text
@@ -33,7 +33,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use tafl_engine::{BitSet, EvalInput, Evaluation, Evaluator, Rules, Ruleset, Wdl};
+use tafl_engine::{
+    search::{EvalInput, Evaluation, Evaluator, Wdl},
+    BitSet, Rules, Ruleset,
+};
 
 /// How a [`NetEvaluator`] batches.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,7 +5,7 @@
 //!   [`encoding`]).
 //! - [`NetConfig`] / [`TaflNet`]: a residual network with optional KataGo global-pooling bias
 //!   blocks, a policy head, a win/draw/loss value head and an optional moves-left head.
-//! - [`NetEvaluator`]: [`tafl_engine::Evaluator`] for many search threads at once, one forward
+//! - [`NetEvaluator`]: [`tafl_engine::search::Evaluator`] for many search threads at once, one forward
 //!   pass per gathered batch.
 //! - [`Sample`], [`Batch`], [`loss`], [`Learner`]: what a trainer needs for one step.
 //! - [`save_checkpoint`] / [`load_checkpoint`]: `model.safetensors` + `manifest.json`, checked
@@ -17,7 +17,7 @@
 //! - [`Backend`]: `flex` on CPU by default, `wgpu` and `cuda` behind cargo features.
 //!
 //! ```no_run
-//! use tafl_engine::{Evaluator, Game, EvalInput, Rules, Ruleset};
+//! use tafl_engine::{Game, Rules, Ruleset, search::{EvalInput, Evaluator}};
 //! use tafl_nn::{default_device, BatchConfig, NetConfig, NetEvaluator};
 //!
 //! let ruleset = Ruleset::builtin("brandubh");

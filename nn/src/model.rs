@@ -104,11 +104,11 @@ impl NetConfig {
                 return Err(format!("model config field `{name}` must be positive"));
             }
         }
-        if self.board_size < 2 || self.board_size > tafl_engine::MAX_SIZE {
+        if self.board_size < 2 || self.board_size > tafl_engine::board::MAX_SIZE {
             return Err(format!(
                 "model config field `board_size`: {} is outside 2..={}",
                 self.board_size,
-                tafl_engine::MAX_SIZE
+                tafl_engine::board::MAX_SIZE
             ));
         }
         if self.global_pool_every > 0 && self.global_pool_channels == 0 {

@@ -3,7 +3,7 @@
 //!
 //! ```no_run
 //! use burn::optim::{AdamConfig, SgdConfig};
-//! use tafl_engine::{Game, Rules, Ruleset, Wdl};
+//! use tafl_engine::{Game, Rules, Ruleset, search::Wdl};
 //! use tafl_nn::{default_device, Batch, Encoder, Learner, LossConfig, NetConfig, Sample};
 //!
 //! let ruleset = Ruleset::builtin("brandubh");
@@ -32,7 +32,7 @@ use burn::module::{ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
-use tafl_engine::{BitSet, Move, Position, Wdl};
+use tafl_engine::{search::Wdl, BitSet, Move, Position};
 
 /// Moves-left targets and outputs are plies divided by this.
 pub const MOVES_LEFT_SCALE: f32 = 100.0;

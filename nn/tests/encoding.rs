@@ -3,7 +3,9 @@
 
 use std::collections::BTreeSet;
 use tafl_engine::{
-    transform_move, transform_position, with_board, BitSet, Game, Rules, Ruleset, BUILTIN_IDS,
+    board::{transform_move, transform_position},
+    rules::BUILTIN_IDS,
+    with_board, BitSet, Game, Rules, Ruleset,
 };
 use tafl_nn::encoding::plane;
 use tafl_nn::{Encoder, PLANES};
@@ -166,7 +168,7 @@ fn planes_follow_the_documentation() {
         0
     };
     assert_eq!(count(plane::ATTACKERS_TO_MOVE), to_move);
-    let repeated = if ruleset.file.repetition == tafl_engine::Repetition::Ignore {
+    let repeated = if ruleset.file.repetition == tafl_engine::rules::Repetition::Ignore {
         0
     } else {
         nn

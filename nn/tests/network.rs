@@ -6,7 +6,10 @@ use burn::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tafl_engine::{EvalInput, Evaluator, Game, Rules, Ruleset, Side, Wdl};
+use tafl_engine::{
+    search::{EvalInput, Evaluator, Wdl},
+    Game, Rules, Ruleset, Side,
+};
 use tafl_nn::*;
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -309,7 +312,7 @@ fn direct(model: &TaflNet, ruleset: &Ruleset, games: &[Game<u128>]) -> Vec<Evalu
         .collect()
 }
 
-use tafl_engine::Evaluation;
+use tafl_engine::search::Evaluation;
 
 fn games(ruleset: &Ruleset, count: usize, seed: usize) -> Vec<Game<u128>> {
     let rules = Rules::<u128>::new(ruleset).unwrap();

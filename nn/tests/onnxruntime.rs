@@ -7,7 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use tafl_engine::{EvalInput, Evaluation, Evaluator, Game, Rules, Ruleset};
+use tafl_engine::{
+    search::{EvalInput, Evaluation, Evaluator},
+    Game, Rules, Ruleset,
+};
 use tafl_nn::burn::module::Module;
 use tafl_nn::{
     default_device, load_checkpoint, BatchConfig, Inference, NetConfig, NetEvaluator, OnnxNet, TaflNet,

@@ -3,7 +3,10 @@
 //! own test binary, so that no other test has loaded the library into the process.
 
 use std::time::Duration;
-use tafl_engine::{EvalInput, Evaluator, Game, Rules, Ruleset};
+use tafl_engine::{
+    search::{EvalInput, Evaluator},
+    Game, Rules, Ruleset,
+};
 use tafl_nn::{default_device, BatchConfig, Inference, NetConfig, NetEvaluator};
 
 #[test]

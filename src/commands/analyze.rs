@@ -3,8 +3,9 @@
 
 use crate::common::RulesArg;
 use tafl_engine::{
-    play_text, position_from_record, square_name, with_board, BitSet, EvaluatorSpec, Game, Move, PlayerSpec,
-    Proven, Rules, Ruleset, Search, SearchConfig, Side, ThinkingLimit,
+    formats::{play_text, position_from_record},
+    search::{EvaluatorSpec, PlayerSpec, Proven, Search, SearchConfig, ThinkingLimit},
+    square_name, with_board, BitSet, Game, Move, Rules, Ruleset, Side,
 };
 use tafl_lab::players::Resolved;
 
@@ -88,7 +89,7 @@ impl AnalyzeArgs {
             Some(path) => {
                 let at = format!("--record `{}`", path.display());
                 let text = tafl_engine::input::read_text(path).map_err(|e| format!("{at}: {e}"))?;
-                let rec = tafl_engine::GameRecord::parse(&text).map_err(|e| format!("{at}: {e}"))?;
+                let rec = tafl_engine::formats::GameRecord::parse(&text).map_err(|e| format!("{at}: {e}"))?;
                 rec.check_rules(&rs).map_err(|e| format!("{at}: {e} (--rules)"))?;
                 let plies = ply.unwrap_or(rec.moves.len());
                 if plies > rec.moves.len() {
@@ -216,7 +217,7 @@ pub struct Analysis {
     /// The best moves, best first (the search's choice, then as [`SearchResult::ranked`]
     /// orders them), at most the `top` asked for.
     ///
-    /// [`SearchResult::ranked`]: tafl_engine::SearchResult::ranked
+    /// [`SearchResult::ranked`]: tafl_engine::search::SearchResult::ranked
     pub lines: Vec<Line>,
     /// Bytes the search tree held at the end.
     pub tree_bytes: usize,
@@ -334,7 +335,7 @@ fn analyze<B: BitSet>(rules: &Rules<B>, req: &Request) -> Result<(), String> {
         req.seed,
         req.top,
         None,
-        tafl_engine::MAX_NODES,
+        tafl_engine::search::MAX_NODES,
     )
     .map_err(|e| format!("--player {e}"))?
     .ok_or("the game is over")?;

@@ -6,9 +6,10 @@ use crate::common::RulesArg;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use tafl_engine::{
-    play_match_from, FinishedGame, GameRecord, MatchResult, MatchSettings, OpeningSuite, Openings,
+    formats::{GameRecord, OpeningSuite},
+    search::{play_match_from, FinishedGame, MatchResult, MatchSettings, Openings},
 };
-use tafl_engine::{with_board, BitSet, Rules, Ruleset, Side, ThinkingLimit};
+use tafl_engine::{search::ThinkingLimit, with_board, BitSet, Rules, Ruleset, Side};
 use tafl_lab::players::{build, Resolved};
 
 /// The arguments of `tafl arena`.
@@ -177,7 +178,7 @@ pub struct Settings {
     pub search_threads: Option<usize>,
     /// How those threads share a search, when given (`--parallel`): it replaces the players'
     /// own; `None` keeps each player's (a level's `parallel`, else root).
-    pub parallel: Option<tafl_engine::Parallelism>,
+    pub parallel: Option<tafl_engine::search::Parallelism>,
     /// The folder that receives each game's record as it ends (`--records`).
     pub records: Option<PathBuf>,
 }
@@ -360,7 +361,10 @@ impl SuiteSpread {
             positions,
             ..SuiteSpread::default()
         };
-        for (i, t) in tafl_engine::suite_tallies(scores, positions).iter().enumerate() {
+        for (i, t) in tafl_engine::search::suite_tallies(scores, positions)
+            .iter()
+            .enumerate()
+        {
             let n = t.games();
             if n == 0 {
                 continue;
@@ -563,7 +567,7 @@ pub fn run(
 /// neither player has one.
 fn networks_line(a: &Resolved, b: &Resolved) -> Option<String> {
     let engine = |p: &Resolved| match &p.spec {
-        tafl_engine::PlayerSpec::Mcts { evaluator, .. } if evaluator.model_path().is_some() => {
+        tafl_engine::search::PlayerSpec::Mcts { evaluator, .. } if evaluator.model_path().is_some() => {
             let chosen = p.inference.unwrap_or_else(tafl_nn::Inference::process_default);
             Some(chosen.resolve().map_or(chosen, |e| e).to_string())
         }
@@ -709,7 +713,7 @@ mod tests {
         };
         assert!(command_line("a", "b", "brandubh", &timed).ends_with(" --clock 10+0.1 --search-threads 2"));
         let tree = Settings {
-            parallel: Some(tafl_engine::Parallelism::Tree),
+            parallel: Some(tafl_engine::search::Parallelism::Tree),
             ..timed.clone()
         };
         assert!(command_line("a", "b", "brandubh", &tree).ends_with(" --search-threads 2 --parallel tree"));

@@ -116,7 +116,7 @@ impl BalanceArgs {
                 tafl_lab::balance::sweep::run(&req, stop)
             }
             None => {
-                let req = tafl_lab::balance::Request {
+                let req = tafl_lab::balance::BalanceRequest {
                     rules: rules.unwrap_or_else(|| tafl_lab::balance::DEFAULT_RULES.to_string()),
                     random_games,
                     skilled_games,

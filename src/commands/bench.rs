@@ -2,7 +2,10 @@
 
 use crate::common::RulesArg;
 use std::time::Instant;
-use tafl_engine::{game_seed, random_game, with_board, BitSet, MoveList, Position, Rules, Ruleset};
+use tafl_engine::{
+    board::{game_seed, random_game, MoveList},
+    with_board, BitSet, Position, Rules, Ruleset,
+};
 
 /// The arguments of `tafl bench`.
 #[derive(clap::Args, Debug)]
@@ -96,7 +99,10 @@ impl BenchArgs {
 /// these rules (a network trained for others) is an error naming it.
 pub fn search(rs: &Ruleset, seconds: f64, players: &[String]) -> Result<(), String> {
     use rayon::prelude::*;
-    use tafl_engine::{Evaluator, Game, Heuristic, Rollout, Search, SearchConfig, Uniform};
+    use tafl_engine::{
+        search::{Evaluator, Heuristic, Rollout, Search, SearchConfig, Uniform},
+        Game,
+    };
     with_board!(rs, B, rules => {
         let evals: Vec<Box<dyn Evaluator<B>>> = vec![Box::new(Uniform), Box::new(Rollout::default()), Box::new(Heuristic)];
         for eval in &evals {
@@ -130,7 +136,7 @@ pub fn search(rs: &Ruleset, seconds: f64, players: &[String]) -> Result<(), Stri
         // tree walk, which is what a shared tree's lock serialises; the hybrid, which asks it
         // only of the nodes visited often; and the linear evaluation, alone and as the
         // hybrid's fast layer, where linear weights are shipped.
-        use tafl_engine::Parallelism;
+        use tafl_engine::search::Parallelism;
         let mut chosen: Vec<&str> = players.iter().map(String::as_str).collect();
         if chosen.is_empty() {
             chosen.push("mcts:heuristic");
@@ -167,16 +173,16 @@ fn one_search_rate<B: BitSet>(
     rules: &Rules<B>,
     spec: &str,
     threads: usize,
-    parallel: tafl_engine::Parallelism,
+    parallel: tafl_engine::search::Parallelism,
     seconds: f64,
 ) -> Result<f64, String> {
-    use tafl_engine::{Game, ThinkingLimit};
+    use tafl_engine::{search::ThinkingLimit, Game};
     let moves = 4;
     let limit = ThinkingLimit::MoveTime(std::time::Duration::from_secs_f64(seconds / moves as f64));
     // Each measurement starts from a fresh network with an empty evaluation cache: the same
     // moves from the start would otherwise find the previous measurement's evaluations.
     let mut resolved = tafl_lab::players::resolve(spec)?.thinking(limit, Some(threads), threads);
-    if let tafl_engine::PlayerSpec::Mcts { evaluator, .. } = &resolved.spec {
+    if let tafl_engine::search::PlayerSpec::Mcts { evaluator, .. } = &resolved.spec {
         if let Some(path) = evaluator.model_path() {
             tafl_lab::players::release_model(path);
         }
@@ -374,7 +380,7 @@ pub fn selfplay(config: &tafl_trainer::TrainConfig, games: u32) -> Result<(), St
                     }
                     let game = tafl_trainer::selfplay::play_game(
                         &rules,
-                        &net as &dyn tafl_engine::Evaluator<B>,
+                        &net as &dyn tafl_engine::search::Evaluator<B>,
                         &encoder,
                         sp,
                         game_seed(config.seed, g),

@@ -3,7 +3,7 @@
 use crate::common::RulesArg;
 use rayon::prelude::*;
 use std::time::Instant;
-use tafl_engine::{perft, with_board, BitSet, Position, Rules, Ruleset};
+use tafl_engine::{board::perft, with_board, BitSet, Position, Rules, Ruleset};
 
 /// The arguments of `tafl perft`.
 #[derive(clap::Args, Debug)]

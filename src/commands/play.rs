@@ -4,8 +4,9 @@ use crate::common::RulesArg;
 use std::io::Write;
 use tafl_engine::input::{read_line, Line, LINE_LIMIT};
 use tafl_engine::{
-    parse_move, play_text, played_text, with_board, BitSet, EvaluatorSpec, Game, Player, PlayerSpec, Rules,
-    Ruleset, Side, Sq,
+    formats::{parse_move, play_text, played_text},
+    search::{EvaluatorSpec, Player, PlayerSpec},
+    with_board, BitSet, Game, Rules, Ruleset, Side, Sq,
 };
 use tafl_lab::players::{build, Resolved};
 

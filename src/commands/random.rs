@@ -4,7 +4,10 @@ use crate::common::RulesArg;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::time::Instant;
-use tafl_engine::{game_seed, random_game, with_board, BitSet, GameTally, Rules, Ruleset};
+use tafl_engine::{
+    board::{game_seed, random_game, GameTally},
+    with_board, BitSet, Rules, Ruleset,
+};
 
 /// The arguments of `tafl random`.
 #[derive(clap::Args, Debug)]

@@ -81,7 +81,7 @@ pub struct RebalanceArgs {
 impl RebalanceArgs {
     /// Runs `tafl rebalance`.
     pub fn run(self) -> Result<(), String> {
-        let req = tafl_lab::balance::rebalance::Request {
+        let req = tafl_lab::balance::rebalance::RebalanceRequest {
             rules: self.rules,
             levers: self.levers,
             max_changes: self.max_changes,

@@ -4,7 +4,7 @@
 use crate::common::RulesArg;
 use rayon::prelude::*;
 use std::path::Path;
-use tafl_engine::{with_board, BitSet, EvaluatorSpec, Game, Rules};
+use tafl_engine::{search::EvaluatorSpec, with_board, BitSet, Game, Rules};
 use tafl_lab::players::{build, resolve};
 use tafl_trainer::records::{
     games_of, read_records, score_evaluator, stage, total, Agreement, RecordedGame, Split, StageAgreement,

@@ -1,7 +1,7 @@
 //! `tafl replay`: replays real games from a CSV file and prints what the rules made of them.
 
 use crate::common::RulesArg;
-use tafl_engine::{replay_csv, with_board, Ruleset};
+use tafl_engine::{formats::replay_csv, with_board, Ruleset};
 
 /// The arguments of `tafl replay`.
 #[derive(clap::Args, Debug)]

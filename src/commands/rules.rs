@@ -1,7 +1,7 @@
 //! `tafl rules`: a ruleset's rules panel, rules file or OpenTafl rules string.
 
 use crate::common::RulesArg;
-use tafl_engine::{rules_panel, ruleset_to_opentafl};
+use tafl_engine::{formats::ruleset_to_opentafl, rules::rules_panel};
 
 /// The arguments of `tafl rules`.
 #[derive(clap::Args, Debug)]

@@ -5,8 +5,11 @@
 
 use std::sync::Arc;
 use tafl_engine::{
-    classic_evaluator, play_match_from, BitSet, Evaluator, EvaluatorSpec, MatchResult, MatchSettings,
-    Openings, Player, PlayerSpec, Rules, SearchConfig,
+    search::{
+        classic_evaluator, play_match_from, Evaluator, EvaluatorSpec, MatchResult, MatchSettings, Openings,
+        Player, PlayerSpec, SearchConfig,
+    },
+    BitSet, Rules,
 };
 
 /// One side of a match: a player spec and, for networks, the evaluator to use.
@@ -51,7 +54,7 @@ pub fn play_match<B: BitSet>(
     a: &Contender<B>,
     b: &Contender<B>,
     settings: &MatchSettings,
-    on_game: &(dyn Fn(&tafl_engine::FinishedGame) + Sync),
+    on_game: &(dyn Fn(&tafl_engine::search::FinishedGame) + Sync),
 ) -> Result<MatchResult, String> {
     play_suite_match(rules, a, b, settings, Openings::Random, on_game)
 }
@@ -64,7 +67,7 @@ pub fn play_suite_match<B: BitSet>(
     b: &Contender<B>,
     settings: &MatchSettings,
     openings: Openings<'_, B>,
-    on_game: &(dyn Fn(&tafl_engine::FinishedGame) + Sync),
+    on_game: &(dyn Fn(&tafl_engine::search::FinishedGame) + Sync),
 ) -> Result<MatchResult, String> {
     play_match_from(
         rules,
@@ -79,7 +82,7 @@ pub fn play_suite_match<B: BitSet>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tafl_engine::{play_match_with, Ruleset};
+    use tafl_engine::{search::play_match_with, Ruleset};
 
     fn brandubh() -> Rules<u128> {
         Rules::<u128>::new(&Ruleset::builtin("brandubh")).unwrap()

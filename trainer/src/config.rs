@@ -3,7 +3,7 @@
 //! name the key, and bad values are refused by [`TrainConfig::validate`] with the key's path.
 
 use serde::{Deserialize, Serialize};
-use tafl_engine::{RootSelection, Ruleset};
+use tafl_engine::{search::RootSelection, Ruleset};
 
 /// How a candidate replaces the current best network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,7 +135,7 @@ impl SelfPlaySection {
     ) -> Result<Vec<tafl_engine::Position<B>>, String> {
         match &self.openings {
             None => Ok(Vec::new()),
-            Some(path) => tafl_engine::OpeningSuite::load(std::path::Path::new(path))
+            Some(path) => tafl_engine::formats::OpeningSuite::load(std::path::Path::new(path))
                 .and_then(|suite| suite.positions(rules))
                 .map_err(|e| format!("key `selfplay.openings`: {e}")),
         }
@@ -746,7 +746,7 @@ impl TrainConfig {
                     ));
                 }
             } else {
-                tafl_engine::PlayerSpec::parse(anchor).map_err(|e| format!("key `{key}`: {e}"))?;
+                tafl_engine::search::PlayerSpec::parse(anchor).map_err(|e| format!("key `{key}`: {e}"))?;
             }
         }
         Ok(())

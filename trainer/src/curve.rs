@@ -2,51 +2,15 @@
 //! with the 95% intervals as error bars, one series per anchor. Drawn after every ladder
 //! from the run's history, written through a temporary file and a rename.
 
+use crate::plot::{dashed_level, series_colour, write_png, GRID};
 use crate::state::{IterationSummary, LadderResult};
 use plotters::prelude::*;
 use std::path::Path;
-use std::sync::OnceLock;
 use tafl_engine::stats::Elo;
-
-static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// Elo values are drawn within plus or minus this: a match won or lost in every game
 /// estimates an Elo difference without bound (about 2,400, or infinite).
 pub const ELO_CLAMP: f64 = 1000.0;
-
-/// Series colours, one per anchor in order of first appearance.
-const COLOURS: [RGBColor; 6] = [
-    RGBColor(66, 133, 244),
-    RGBColor(240, 140, 30),
-    RGBColor(52, 168, 83),
-    RGBColor(219, 68, 55),
-    RGBColor(110, 80, 170),
-    RGBColor(120, 90, 60),
-];
-
-/// The grey of reference lines (and of their legend entries).
-pub const LEVEL_GREY: RGBAColor = RGBAColor(0, 0, 0, 0.45);
-
-/// A horizontal reference line at height `y` from `x0` to `x1`, grey and dashed (40 dashes), so
-/// that it reads as a level to compare against rather than as a data series.
-pub fn dashed_level(x0: f64, x1: f64, y: f64) -> impl Iterator<Item = PathElement<(f64, f64)>> {
-    let dash = (x1 - x0) / 80.0;
-    (0..80).step_by(2).map(move |i| {
-        let a = x0 + dash * i as f64;
-        PathElement::new(vec![(a, y), (a + dash, y)], LEVEL_GREY.stroke_width(2))
-    })
-}
-
-/// Registers the embedded DejaVu Sans as plotters' `sans-serif`, once (plotters has no
-/// system fonts in this build).
-pub fn register_font() -> Result<(), String> {
-    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
-    DONE.get_or_init(|| {
-        plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
-            .map_err(|_| "the embedded font cannot be read".to_string())
-    })
-    .clone()
-}
 
 /// One point of a series: (iteration, Elo, low, high), clamped to [`ELO_CLAMP`].
 pub type CurvePoint = (u32, f64, f64, f64);
@@ -86,11 +50,7 @@ pub fn series(history: &[IterationSummary]) -> Vec<(String, Vec<CurvePoint>)> {
 /// Draws the chart of `history` into `path` (through a temporary file in the same folder and
 /// a rename); `subtitle` says how the ladder was played.
 pub fn write_learning_curve(path: &Path, history: &[IterationSummary], subtitle: &str) -> Result<(), String> {
-    register_font()?;
-    // The bitmap backend picks the format from the extension, so the temporary name ends in .png.
-    let tmp = path.with_file_name(".learning-curve.tmp.png");
-    draw(&tmp, history, subtitle).map_err(|e| format!("cannot draw `{}`: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+    write_png(path, |tmp| draw(tmp, history, subtitle))
 }
 
 fn draw(path: &Path, history: &[IterationSummary], subtitle: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -152,13 +112,13 @@ fn draw(path: &Path, history: &[IterationSummary], subtitle: &str) -> Result<(),
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 15))
         .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
+        .bold_line_style(GRID)
         .draw()?;
     // Even with the anchor: a dashed line at 0.
     chart.draw_series(dashed_level(x0, x1, 0.0))?;
     let n = series.len();
     for (k, (anchor, pts)) in series.iter().enumerate() {
-        let colour = COLOURS[k % COLOURS.len()];
+        let colour = series_colour(k);
         // Series side by side around each iteration, so that their bars do not hide each other.
         let dx = (k as f64 - (n as f64 - 1.0) / 2.0) * 0.08;
         chart.draw_series(pts.iter().map(|&(it, e, lo, hi)| {

@@ -11,7 +11,10 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tafl_engine::{BitSet, Evaluator, EvaluatorSpec, PlayerSpec, Ruleset};
+use tafl_engine::{
+    search::{Evaluator, EvaluatorSpec, PlayerSpec},
+    BitSet, Ruleset,
+};
 use tafl_nn::{read_manifest, MANIFEST_FILE};
 
 /// An exclusive lock on a run folder, held until dropped. The operating system releases it

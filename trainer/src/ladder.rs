@@ -28,7 +28,10 @@ use crate::run_dir::RunDir;
 use crate::state::{IterationSummary, LadderResult, LadderSides};
 use std::sync::Arc;
 use std::time::Duration;
-use tafl_engine::{BitSet, Evaluator, MatchSettings, Openings, Position, Rules, Ruleset, ThinkingLimit};
+use tafl_engine::{
+    search::{Evaluator, MatchSettings, Openings, ThinkingLimit},
+    BitSet, Position, Rules, Ruleset,
+};
 
 /// How one series' games are played.
 #[derive(Clone, Debug, PartialEq)]

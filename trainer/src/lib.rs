@@ -12,6 +12,7 @@ pub mod integrity;
 pub mod ladder;
 pub mod learn;
 pub mod models;
+pub mod plot;
 pub mod records;
 pub mod run;
 pub mod run_dir;

@@ -17,8 +17,9 @@
 
 use std::path::{Path, PathBuf};
 use tafl_engine::{
-    parse_csv_games, BitSet, CsvResult, EvalInput, Evaluator, Game, GameRecord, Move, OtgRecord, Position,
-    ReplayEnd, Rules, Side, Wdl,
+    formats::{parse_csv_games, CsvResult, GameRecord, OtgRecord, ReplayEnd},
+    search::{EvalInput, Evaluator, Wdl},
+    BitSet, Game, Move, Position, Rules, Side,
 };
 use tafl_nn::{Encoder, Sample};
 
@@ -107,7 +108,7 @@ pub struct RecordedPly<B: BitSet> {
 impl<B: BitSet> RecordedGame<B> {
     /// The set this game belongs to (see the module documentation).
     pub fn split(&self) -> Split {
-        let h = tafl_engine::fnv1a64(self.moves.iter().flat_map(|m| [m.from, m.to]));
+        let h = tafl_engine::formats::fnv1a64(self.moves.iter().flat_map(|m| [m.from, m.to]));
         if h.is_multiple_of(VALIDATION_ONE_IN) {
             Split::Validation
         } else {

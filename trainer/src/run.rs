@@ -25,9 +25,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
+use tafl_engine::search::MatchSettings;
 use tafl_engine::stats::Elo;
-use tafl_engine::MatchSettings;
-use tafl_engine::{game_seed, with_board, BitSet, Evaluator, Heuristic, Rollout, Rules, Ruleset, Side};
+use tafl_engine::{
+    board::game_seed,
+    search::{Evaluator, Heuristic, Rollout},
+    with_board, BitSet, Rules, Ruleset, Side,
+};
 use tafl_nn::burn::optim::AdamWConfig;
 use tafl_nn::burn::prelude::Device;
 use tafl_nn::{

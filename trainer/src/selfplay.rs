@@ -21,7 +21,10 @@ use crate::config::SelfPlaySection;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use tafl_engine::{BitSet, Evaluator, Game, Proven, Reason, Rules, Search, SearchConfig, Side, Wdl};
+use tafl_engine::{
+    search::{Evaluator, Proven, Search, SearchConfig, Wdl},
+    BitSet, Game, Reason, Rules, Side,
+};
 use tafl_nn::{Encoder, Sample};
 
 /// Tallies of self-play games (saved beside each shard so a resumed run keeps them).
@@ -314,7 +317,7 @@ fn entropy(p: &[f32]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tafl_engine::{Ruleset, Uniform};
+    use tafl_engine::{search::Uniform, Ruleset};
 
     fn config(share: f32, blunder: f32) -> SelfPlaySection {
         SelfPlaySection {
@@ -356,7 +359,8 @@ mod tests {
         // The defenders to move with the king beside a corner: a game from it is one ply long
         // (the uniform search still sees the escape as a proven win).
         let escape =
-            tafl_engine::position_from_record(&rules, "/7/K6/7/t6/7/7/3t3/", Side::Defenders).unwrap();
+            tafl_engine::formats::position_from_record(&rules, "/7/K6/7/t6/7/7/3t3/", Side::Defenders)
+                .unwrap();
         let mut cfg = config(0.0, 1.0);
         cfg.openings_share = 1.0;
         for seed in 0..4 {
@@ -492,7 +496,7 @@ mod tests {
         let rs = Ruleset::builtin("brandubh");
         let rules = Rules::<u128>::new(&rs).unwrap();
         let encoder = Encoder::new(&rs);
-        let heuristic = tafl_engine::Heuristic;
+        let heuristic = tafl_engine::search::Heuristic;
         let play = |w: f32, seed: u64| {
             let mut cfg = config(0.0, 0.0);
             cfg.full_search_probability = 1.0;

@@ -102,7 +102,7 @@ pub fn fitting<'a>(ruleset: &Ruleset, own: &[(&'a str, Ruleset)]) -> Option<(&'a
         return Some((n, Fit::OtherRepetition));
     }
     OTHER_GAMES.iter().find_map(|(text, name)| {
-        let other = tafl_engine::ruleset_from_opentafl(text).ok()?;
+        let other = tafl_engine::formats::ruleset_from_opentafl(text).ok()?;
         let (n, _) = own.iter().find(|(n, _)| n == name)?;
         other
             .same_game_but_repetition(ruleset)
@@ -183,7 +183,7 @@ pub fn load_evaluator_on(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tafl_engine::{ruleset_from_opentafl, ruleset_to_opentafl};
+    use tafl_engine::formats::{ruleset_from_opentafl, ruleset_to_opentafl};
 
     #[test]
     fn models_are_matched_by_the_game_not_the_name() {
@@ -228,10 +228,10 @@ mod tests {
         // What OpenTafl sends back: `tfr:i` read as its default (a draw) and not written.
         let back = sent.replace(" tfr:i", "").replace(" tafl-id:brandubh", "");
         let hosted = ruleset_from_opentafl(&back).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(hosted.file.repetition, tafl_engine::Repetition::Draw);
+        assert_eq!(hosted.file.repetition, tafl_engine::rules::Repetition::Draw);
         let (m, own) = for_rules(&hosted).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(m.name, "brandubh");
-        assert_eq!(own.file.repetition, tafl_engine::Repetition::Ignore);
+        assert_eq!(own.file.repetition, tafl_engine::rules::Repetition::Ignore);
         let (_, manifest) = load_evaluator(&hosted, 1).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(manifest.ruleset_id, "brandubh");
         // Another difference finds nothing...

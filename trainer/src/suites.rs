@@ -4,7 +4,7 @@
 //! the rules in play, so that a run measures itself the way the project measures players
 //! without depending on the directory it runs in.
 
-use tafl_engine::{BitSet, OpeningSuite, Position, Rules};
+use tafl_engine::{formats::OpeningSuite, BitSet, Position, Rules};
 
 /// The name that means "the built-in suite for the rules in play".
 pub const BUILT_IN: &str = "suite";

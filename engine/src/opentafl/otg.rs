@@ -2,13 +2,13 @@
 //! `opentafl-notation-spec.txt` (section 4).
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::error::ParseError;
 use crate::game::Game;
 use crate::game_record::GameRecord;
 use crate::notation::position_record;
 use crate::outcome::Reason;
 use crate::position::Position;
-use crate::rules::Rules;
 use crate::ruleset::Ruleset;
 use crate::side::{Piece, Side};
 use crate::square::{parse_square_prefix, square_name, Sq};

@@ -4,11 +4,11 @@
 use super::player::Player;
 use super::time::{Clock, ThinkingLimit};
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::game::Game;
 use crate::game_record::GameRecord;
 use crate::outcome::{Outcome, Reason};
 use crate::random::game_seed;
-use crate::rules::Rules;
 use crate::side::Side;
 use crate::stats::EloEstimate;
 use rand::{RngExt, SeedableRng};
@@ -231,7 +231,7 @@ pub enum Openings<'a, B: BitSet> {
     /// The rules' start position after the settings' `opening_plies` random plies, drawn
     /// anew for each pair.
     Random,
-    /// The positions of an opening suite (see [`crate::OpeningSuite`]): pair `p` plays
+    /// The positions of an opening suite (see [`crate::formats::OpeningSuite`]): pair `p` plays
     /// position `p % len` (so the suite cycles when a match asks for more pairs than it
     /// holds), with no random plies.
     Suite(&'a [crate::position::Position<B>]),

@@ -4,9 +4,9 @@
 
 use super::evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::game::Game;
 use crate::position::Position;
-use crate::rules::Rules;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

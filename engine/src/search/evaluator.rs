@@ -1,8 +1,8 @@
 //! The [`Evaluator`] trait: the only thing search knows of an evaluation function.
 
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::position::{Move, Position};
-use crate::rules::Rules;
 use std::sync::Arc;
 
 /// One position to evaluate, with its legal moves in the order the priors must follow.

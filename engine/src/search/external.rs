@@ -5,10 +5,10 @@
 
 use super::{Clock, ThinkingLimit};
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::game::Game;
 use crate::outcome::Outcome;
 use crate::position::Move;
-use crate::rules::Rules;
 use std::fmt;
 
 /// The engine protocols another program can be played through.

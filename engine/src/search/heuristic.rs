@@ -7,8 +7,8 @@
 
 use super::evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::position::{Move, Position};
-use crate::rules::Rules;
 use crate::ruleset::{Escape, KingCapture};
 use crate::side::Side;
 
@@ -192,8 +192,8 @@ impl Heuristic {
                 (0..4).any(|d| {
                     let a = rules.nbr[king_sq][d];
                     let b = rules.nbr[king_sq][(d + 2) % 4];
-                    a != crate::rules::NONE
-                        && b != crate::rules::NONE
+                    a != crate::compiled::NONE
+                        && b != crate::compiled::NONE
                         && reach.has(a as usize)
                         && hostile.has(b as usize)
                 })

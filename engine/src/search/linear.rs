@@ -42,9 +42,9 @@ use super::evaluator::{EvalInput, Evaluation, Evaluator, Wdl};
 use super::heuristic::{weigh, Heuristic, PriorSquares, HAND_WEIGHTS, VALUE_TERMS, VALUE_TERM_COUNT};
 use super::mcts::softmax;
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
+use crate::compiled::NONE;
 use crate::position::{Move, Position};
-use crate::rules::Rules;
-use crate::rules::NONE;
 use crate::side::Side;
 use crate::square::{square_name, Sq};
 use crate::symmetry::{transform_square, SYMMETRIES};
@@ -849,5 +849,70 @@ impl<B: BitSet> Evaluator<B> for Linear {
     }
     fn name(&self) -> String {
         format!("linear:{}", self.weights.ruleset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::square::parse_square;
+
+    #[test]
+    fn move_terms_weigh_the_hand_written_parts_one_by_one() {
+        let r = Rules::<u128>::new(&crate::Ruleset::builtin("brandubh")).unwrap();
+        // The king on a4 runs north to the corner a7 over a5 and a6; the defender on e6 stands
+        // where an attacker moving beside it could be taken.
+        let diagram = "
+            7 # . . . . . #
+            6 . . A . D . .
+            5 . . . . . . .
+            4 K . . . . . .
+            3 . . . . . . .
+            2 . . . . . . .
+            1 # . . . . . #
+              a b c d e f g
+            ";
+        let (classes, _) = square_classes(7);
+        let terms_of = |side: Side| {
+            let p = Position::from_diagram(&r, diagram, side).unwrap();
+            let moves: Vec<Move> = p.moves(&r).as_slice().to_vec();
+            let terms = MoveTerms::of(&r, &p, &moves, &classes);
+            move |from: &str, to: &str| {
+                let m = Move::new(parse_square(7, from).unwrap(), parse_square(7, to).unwrap());
+                terms[moves.iter().position(|x| *x == m).unwrap()]
+            }
+        };
+        let part = |t: MoveTerms, name: &str| t.parts[MOVE_PARTS.iter().position(|n| *n == name).unwrap()];
+        let at = terms_of(Side::Attackers);
+        // a6 blocks the king's run to a7, and the corner beside it closes a sandwich on it.
+        assert_eq!(part(at("c6", "a6"), "blocks_run"), 1.0);
+        assert_eq!(part(at("c6", "a6"), "exposed"), 1.0);
+        // d6: the defender on e6 beside it, c6 (left empty by the move) opposite.
+        assert_eq!(part(at("c6", "d6"), "exposed"), 1.0);
+        assert_eq!(part(at("c6", "d6"), "blocks_run"), 0.0);
+        assert_eq!(part(at("c6", "b6"), "exposed"), 0.0);
+        // c4: on the king's row, two squares from it.
+        let c4 = at("c6", "c4");
+        assert_eq!(part(c4, "king_reach"), 1.0);
+        assert_eq!(part(c4, "near_king"), 0.0);
+        assert_eq!(NEAR_CLASS_NAMES[c4.near_to as usize], "0x2");
+        assert_eq!(NEAR_CLASS_NAMES[c4.near_from as usize], "2x2");
+        let de = terms_of(Side::Defenders);
+        assert_eq!(part(de("a4", "a7"), "king_escape"), 1.0);
+        assert_eq!(part(de("a4", "a5"), "king_threat"), 1.0);
+        assert_eq!(part(de("a4", "a5"), "king_escape"), 0.0);
+        assert_eq!(part(de("a4", "b4"), "king_threat"), 0.0);
+        assert!(de("a4", "b4").king && !de("e6", "e5").king);
+        // The king's place classes are those of the 8 symmetries: one class per unordered pair
+        // of distances capped at 3.
+        let d4 = parse_square(7, "d4").unwrap() as usize;
+        let class = |sq: &str| NEAR_CLASS_NAMES[near_class(7, d4, parse_square(7, sq).unwrap() as usize)];
+        assert_eq!(class("d5"), "0x1");
+        assert_eq!(class("c4"), "0x1");
+        assert_eq!(class("e5"), "1x1");
+        assert_eq!(class("f3"), "1x2");
+        assert_eq!(class("a7"), "3x3");
+        assert_eq!(class("a6"), "2x3");
+        assert_eq!(NEAR_CLASS_NAMES.len(), NEAR_CLASSES);
     }
 }

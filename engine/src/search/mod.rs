@@ -14,18 +14,24 @@ mod player;
 mod time;
 
 pub use arena::{
-    play_game, play_game_from, play_match_from, play_match_with, random_opening, score_for, suite_tallies,
-    FinishedGame, MatchResult, MatchSettings, Openings, PlayerFactory, SideTally, OPENING_SEED,
+    play_game, play_game_from, play_match_from, play_match_with, random_opening, suite_tallies, FinishedGame,
+    MatchResult, MatchSettings, Openings, PlayerFactory, SideTally,
 };
 pub use classic::{Rollout, Uniform};
 pub use config::{Parallelism, RootSelection, SearchConfig, MIN_NODES};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, Layered, Wdl};
 pub use external::{EngineProtocol, ExternalPlayer, Stop, MAX_COMMAND_LEN};
-pub use heuristic::{weigh, Features, Heuristic, HAND_WEIGHTS, VALUE_TERMS, VALUE_TERM_COUNT};
+pub use heuristic::{weigh, Features, Heuristic, VALUE_TERM_COUNT};
 pub use linear::{
-    near_class, square_classes, Linear, LinearWeights, MoveTerms, PriorWeights, MAX_LINEAR_FILE_BYTES,
-    MOVE_PARTS, MOVE_PART_COUNT, NEAR_CLASSES, NEAR_CLASS_NAMES,
+    square_classes, Linear, LinearWeights, MoveTerms, PriorWeights, MAX_LINEAR_FILE_BYTES, MOVE_PART_COUNT,
+    NEAR_CLASSES,
 };
 pub use mcts::{merge_results, softmax, MoveStat, Proven, Search, SearchResult, MAX_NODES, NODE_BYTES};
 pub use player::{classic_evaluator, EvaluatorFactory, EvaluatorSpec, Level, Levels, Player, PlayerSpec};
-pub use time::{move_time_search, parse_duration, Clock, Deadline, ThinkingLimit, MOVE_OVERHEAD};
+pub use time::{Clock, Deadline, ThinkingLimit};
+// The search's own tables and conventions: the hand-written weights and the names of the
+// evaluations' terms (what their files spell), the move overhead of a clock, a match's seeds.
+pub(crate) use arena::{score_for, OPENING_SEED};
+pub(crate) use heuristic::{HAND_WEIGHTS, VALUE_TERMS};
+pub(crate) use linear::{near_class, MOVE_PARTS, NEAR_CLASS_NAMES};
+pub(crate) use time::{move_time_search, parse_duration, MOVE_OVERHEAD};

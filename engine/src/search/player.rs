@@ -9,9 +9,9 @@ use super::heuristic::Heuristic;
 use super::mcts::{merge_results, Search, SearchResult};
 use super::time::{Clock, Deadline, ThinkingLimit};
 use crate::bitset::BitSet;
+use crate::compiled::Rules;
 use crate::game::Game;
 use crate::position::Move;
-use crate::rules::Rules;
 use crate::side::Side;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -522,7 +522,7 @@ pub struct Level {
     /// How the level's search threads share a move when it has more than one (it thinks by
     /// time): `root` (merged trees, the default) or `tree` (one shared tree).
     #[serde(default)]
-    pub parallel: Option<crate::Parallelism>,
+    pub parallel: Option<crate::search::Parallelism>,
     /// What a user reads in menus.
     #[serde(default)]
     pub description: String,

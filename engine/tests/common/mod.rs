@@ -2,7 +2,10 @@
 //! and compare the board after it with an expected diagram.
 #![allow(dead_code)]
 
-use tafl_engine::{parse_diagram, parse_move, write_diagram, Game, Move, Outcome, Piece, Position, Reason};
+use tafl_engine::{
+    formats::{parse_diagram, parse_move, write_diagram},
+    Game, Move, Outcome, Piece, Position, Reason,
+};
 use tafl_engine::{Rules, Ruleset, Side, Sq};
 
 pub use tafl_engine::Side::{Attackers, Defenders};

@@ -27,7 +27,7 @@ use crate::players::Resolved;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use tafl_engine::{with_board, GameTally, Ruleset};
+use tafl_engine::{board::GameTally, with_board, Ruleset};
 
 /// The rulesets of the default study.
 pub const DEFAULT_RULES: &str = "brandubh,tablut,hnefatafl";
@@ -45,7 +45,7 @@ pub const DEFAULT_EXPLORATION: f32 = 0.1;
 
 /// What the command line asks for.
 #[derive(Clone, Debug)]
-pub struct Request {
+pub struct BalanceRequest {
     /// Comma-separated ruleset ids or files.
     pub rules: String,
     /// Random games per row (0: no random rows).
@@ -97,7 +97,7 @@ impl Play {
 /// Every setting that decides the figures, as written into `balance.json` (the thread count
 /// and the output folder are left out: they change nothing).
 #[derive(Clone, Debug, Serialize)]
-pub struct Settings {
+pub struct BalanceSettings {
     /// Ruleset ids (or files) as given.
     pub rules: Vec<String>,
     /// Random games per row.
@@ -136,7 +136,7 @@ pub struct Variant {
     /// The rules with the changes (`None` without `--set`).
     pub changed: Option<Ruleset>,
     /// The opening suite of its skilled rows (`None`: they start from the start position).
-    pub openings: Option<tafl_engine::OpeningSuite>,
+    pub openings: Option<tafl_engine::formats::OpeningSuite>,
 }
 
 /// One row of the study.
@@ -152,9 +152,9 @@ pub struct RowSpec {
 
 /// A validated study: settings, rulesets and rows in table order.
 #[derive(Clone, Debug)]
-pub struct Plan {
+pub struct BalancePlan {
     /// The settings.
-    pub settings: Settings,
+    pub settings: BalanceSettings,
     /// The rule changes.
     pub sets: Vec<KnobSetting>,
     /// The rulesets.
@@ -174,9 +174,9 @@ pub struct Row {
     pub stats: GameTally,
 }
 
-impl Plan {
+impl BalancePlan {
     /// Checks every input before any game is played; errors name the flag.
-    pub fn new(req: &Request) -> Result<Plan, String> {
+    pub fn new(req: &BalanceRequest) -> Result<BalancePlan, String> {
         let ids: Vec<String> = req
             .rules
             .split(',')
@@ -243,7 +243,8 @@ impl Plan {
             });
         }
         for path in &req.openings {
-            let suite = tafl_engine::OpeningSuite::load(path).map_err(|e| format!("--openings: {e}"))?;
+            let suite =
+                tafl_engine::formats::OpeningSuite::load(path).map_err(|e| format!("--openings: {e}"))?;
             let Some(v) = variants.iter_mut().find(|v| v.id == suite.rules) else {
                 return Err(format!(
                     "--openings: `{}` is a suite for `{}`, which the study does not play",
@@ -287,7 +288,7 @@ impl Plan {
                 }
             }
         }
-        let settings = Settings {
+        let settings = BalanceSettings {
             rules: ids,
             random_games: req.random_games,
             skilled_games: req.skilled_games,
@@ -302,7 +303,7 @@ impl Plan {
             compare: req.compare,
             openings: req.openings.iter().map(|p| p.display().to_string()).collect(),
         };
-        Ok(Plan {
+        Ok(BalancePlan {
             settings,
             sets,
             variants,
@@ -382,11 +383,11 @@ impl Plan {
 /// Runs the study: plays the rows (random rows first, they are quick), rewrites the outputs
 /// after each, and prints the table. Raising `stop` (as [`stop_on_ctrl_c`]'s handler does)
 /// ends it after the games in flight, keeping the rows already finished.
-pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
+pub fn run(req: &BalanceRequest, stop: &AtomicBool) -> Result<(), String> {
     let pool = crate::work::pool(req.threads)?;
     // Planned inside the pool: a model player's network, loaded while checking the plan, is
     // sized for the pool's threads, so its batches fill instead of waiting out a timeout.
-    let plan = pool.install(|| Plan::new(req))?;
+    let plan = pool.install(|| BalancePlan::new(req))?;
     std::fs::create_dir_all(&req.out)
         .map_err(|e| format!("--out `{}`: cannot create the folder: {e}", req.out.display()))?;
     let mut done: Vec<Option<GameTally>> = vec![None; plan.rows.len()];
@@ -420,7 +421,7 @@ pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
 }
 
 /// The finished rows in table order.
-fn finished(plan: &Plan, done: &[Option<GameTally>]) -> Vec<Row> {
+fn finished(plan: &BalancePlan, done: &[Option<GameTally>]) -> Vec<Row> {
     plan.rows
         .iter()
         .zip(done)
@@ -435,7 +436,7 @@ mod tests {
     #[test]
     fn a_study_whose_stop_flag_is_raised_keeps_only_its_finished_rows() {
         let out = std::env::temp_dir().join(format!("tafl-lab-stop-{}", std::process::id()));
-        let req = Request {
+        let req = BalanceRequest {
             rules: "brandubh,tablut".into(),
             random_games: 20,
             skilled_games: 0,

@@ -2,16 +2,16 @@
 //! name and renamed into place, so a reader never sees half a file.
 
 use super::table::{self, comparisons, RowShares};
-use super::{Plan, Row, Settings};
+use super::{BalancePlan, BalanceSettings, Row};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use tafl_engine::GameTally;
+use tafl_engine::board::GameTally;
 
 pub use crate::work::write_atomic;
 
 /// Writes all four outputs for the finished `rows`.
-pub fn write_all(dir: &Path, plan: &Plan, rows: &[Row]) -> Result<(), String> {
+pub fn write_all(dir: &Path, plan: &BalancePlan, rows: &[Row]) -> Result<(), String> {
     write_atomic(&dir.join("balance.md"), table::markdown(plan, rows).as_bytes())?;
     write_atomic(&dir.join("balance.csv"), csv(plan, rows).as_bytes())?;
     write_atomic(&dir.join("balance.json"), json(plan, rows)?.as_bytes())?;
@@ -19,7 +19,7 @@ pub fn write_all(dir: &Path, plan: &Plan, rows: &[Row]) -> Result<(), String> {
 }
 
 /// One line per finished row: raw counts, then shares and their 95% intervals.
-pub fn csv(plan: &Plan, rows: &[Row]) -> String {
+pub fn csv(plan: &BalancePlan, rows: &[Row]) -> String {
     let mut out = String::from(
         "variant,changes,play,player,exploration,games,defender_wins,attacker_wins,decisive,draws,no_result,\
          decided_plies,total_plies,avg_length,defender_share,defender_low,defender_high,\
@@ -186,7 +186,7 @@ struct JsonDoc<'a> {
     program: &'static str,
     version: &'static str,
     command: String,
-    settings: &'a Settings,
+    settings: &'a BalanceSettings,
     interval: &'static str,
     change_interval: &'static str,
     complete: bool,
@@ -198,7 +198,7 @@ struct JsonDoc<'a> {
 }
 
 /// Everything: settings, the seed of each row, raw counts, shares, intervals, the rules played.
-pub fn json(plan: &Plan, rows: &[Row]) -> Result<String, String> {
+pub fn json(plan: &BalancePlan, rows: &[Row]) -> Result<String, String> {
     let doc = JsonDoc {
         program: "tafl",
         version: env!("CARGO_PKG_VERSION"),

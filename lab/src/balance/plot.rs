@@ -3,37 +3,28 @@
 //! font is needed.
 
 use super::table::RowShares;
-use super::{Plan, Play, Row};
+use super::{BalancePlan, Play, Row};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
-
-/// Registers the embedded font as plotters' `sans-serif`, once: the trainer's copy, which
-/// draws the learning curves of runs, so the binary holds the font once.
-pub(super) fn register_font() -> Result<(), String> {
-    tafl_trainer::curve::register_font()
-}
+use tafl_trainer::plot::{write_png, BLUE, DARK_BLUE, DARK_ORANGE, ORANGE};
 
 /// Colour of a row: blue for random play, orange for skilled play; darker for changed rules.
 fn colour(play: Play, changed: bool) -> RGBColor {
     match (play, changed) {
-        (Play::Random, false) => RGBColor(66, 133, 244),
-        (Play::Random, true) => RGBColor(20, 60, 140),
-        (Play::Skilled, false) => RGBColor(240, 140, 30),
-        (Play::Skilled, true) => RGBColor(150, 70, 0),
+        (Play::Random, false) => BLUE,
+        (Play::Random, true) => DARK_BLUE,
+        (Play::Skilled, false) => ORANGE,
+        (Play::Skilled, true) => DARK_ORANGE,
     }
 }
 
 /// Draws the chart into `path` (through a temporary file and a rename).
-pub fn write_png(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), String> {
-    register_font()?;
-    // The bitmap backend picks the format from the extension, so the temporary name ends in .png.
-    let tmp = path.with_file_name(".balance.tmp.png");
-    draw(&tmp, plan, rows).map_err(|e| format!("cannot draw `{}`: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+pub fn write_png(path: &Path, plan: &BalancePlan, rows: &[Row]) -> Result<(), String> {
+    write_png(path, |tmp| draw(tmp, plan, rows))
 }
 
-fn draw(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), Box<dyn std::error::Error>> {
+fn draw(path: &Path, plan: &BalancePlan, rows: &[Row]) -> Result<(), Box<dyn std::error::Error>> {
     let n = rows.len().max(1);
     let per_row = if plan.settings.compare { 200 } else { 150 };
     let width = (120 + per_row * n as u32).max(640);

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tafl_engine::stats::wilson;
-use tafl_engine::{with_board, GameTally, Ruleset};
+use tafl_engine::{board::GameTally, with_board, Ruleset};
 
 /// The levers of the default search: the choices seed 000 names as the balance's levers (who
 /// moves first, the armed king, how the king is captured, where he escapes, hostile corners and
@@ -85,7 +85,7 @@ pub const STATE_FILE: &str = "rebalance-state.json";
 
 /// What the command line asks for.
 #[derive(Clone, Debug)]
-pub struct Request {
+pub struct RebalanceRequest {
     /// The base rules: a ruleset id or a rules file.
     pub rules: String,
     /// `knob,knob=a|b,...` (`None`: [`DEFAULT_LEVERS`], each with every other value).
@@ -133,7 +133,7 @@ pub struct Request {
 
 /// Every setting that decides the figures; a resumed search must be asked for the same.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Settings {
+pub struct RebalanceSettings {
     /// [`SEARCH_VERSION`] (0 in the state files of versions that did not write it).
     #[serde(default)]
     pub version: u32,
@@ -380,9 +380,9 @@ pub struct Dropped {
 
 /// Everything the search has decided and measured: rewritten after every batch.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct State {
+pub struct RebalanceState {
     /// What was asked for.
-    pub settings: Settings,
+    pub settings: RebalanceSettings,
     /// The variants' labels, in order (checked on resume).
     pub labels: Vec<String>,
     /// Per variant, per player: the games played so far (game indices `0..games`).
@@ -413,7 +413,7 @@ pub struct State {
     pub random: Vec<Option<GameTally>>,
 }
 
-impl State {
+impl RebalanceState {
     /// Adds games `tallies[v][p].games..` of variant `v` with player `p`.
     fn record(&mut self, v: usize, p: usize, games: &[GameResult]) {
         self.tallies[v][p] = self.tallies[v][p].merge(tally(games));
@@ -482,9 +482,9 @@ pub fn rank_distance(t: &GameTally) -> f64 {
 }
 
 /// A checked search: settings, variants and players.
-pub struct Plan {
+pub struct RebalancePlan {
     /// The settings.
-    pub settings: Settings,
+    pub settings: RebalanceSettings,
     /// The base rules.
     pub base: Ruleset,
     /// The variants, the base first.
@@ -495,9 +495,9 @@ pub struct Plan {
     pub players: Vec<Resolved>,
 }
 
-impl Plan {
+impl RebalancePlan {
     /// Checks every input before a game is played; errors name the flag.
-    pub fn new(req: &Request) -> Result<Plan, String> {
+    pub fn new(req: &RebalanceRequest) -> Result<RebalancePlan, String> {
         let base = Ruleset::load(req.rules.trim()).map_err(|e| format!("--rules: {e}"))?;
         let levers = parse_levers(req.levers.as_deref(), &base)?;
         if req.max_changes == 0 {
@@ -558,7 +558,7 @@ impl Plan {
             names.push(text.to_string());
             players.push(p);
         }
-        let settings = Settings {
+        let settings = RebalanceSettings {
             version: SEARCH_VERSION,
             rules: req.rules.trim().to_string(),
             rules_id: base.id().to_string(),
@@ -585,7 +585,7 @@ impl Plan {
             same_games: req.same_games,
             seed: req.seed,
         };
-        Ok(Plan {
+        Ok(RebalancePlan {
             settings,
             base,
             variants,
@@ -595,9 +595,9 @@ impl Plan {
     }
 
     /// A new state: nothing played.
-    fn fresh_state(&self) -> State {
+    fn fresh_state(&self) -> RebalanceState {
         let n = self.variants.len();
-        State {
+        RebalanceState {
             settings: self.settings.clone(),
             labels: self.variants.iter().map(Variant::label).collect(),
             tallies: vec![vec![GameTally::default(); self.players.len()]; n],
@@ -704,7 +704,7 @@ enum Step {
 }
 
 /// Whether a measurement needs more games to be within `precision`.
-fn needs_games(t: &GameTally, s: &Settings, precision: f64) -> bool {
+fn needs_games(t: &GameTally, s: &RebalanceSettings, precision: f64) -> bool {
     t.games < s.max_games && !precise(t, precision)
 }
 
@@ -713,7 +713,7 @@ fn needs_games(t: &GameTally, s: &Settings, precision: f64) -> bool {
 /// (16, 32, 48, 80, 128, 192, 288, ... for 16). Looking more often than at doublings drops a variant far from even nearer the
 /// games it takes to show it (a 90% variant is shown at about 48, not 64), and the drops'
 /// 99% intervals must not overlap, so the extra looks cost little confidence.
-fn round_size(s: &Settings, round: u32) -> u64 {
+fn round_size(s: &RebalanceSettings, round: u32) -> u64 {
     let mut units: u64 = 1;
     for _ in 0..round.min(64) {
         units = (units + 1).max(units.saturating_mul(3).div_ceil(2));
@@ -724,7 +724,7 @@ fn round_size(s: &Settings, round: u32) -> u64 {
 /// The games a measurement is played up to next: twice what it has (the first round when it
 /// has none), but no more than its share so far says `precision` needs (with a tenth to
 /// spare, in whole first rounds), so that the last step does not overshoot by half.
-fn next_target(t: &GameTally, s: &Settings, cap: u64, precision: f64) -> u64 {
+fn next_target(t: &GameTally, s: &RebalanceSettings, cap: u64, precision: f64) -> u64 {
     let doubled = if t.games == 0 {
         s.first_round
     } else {
@@ -744,7 +744,7 @@ fn next_target(t: &GameTally, s: &Settings, cap: u64, precision: f64) -> u64 {
 
 /// The measurements of these variants, at every player, still short of the precision: (variant,
 /// player, the games it is played up to next).
-fn to_measure(state: &State, variants: &[usize]) -> Vec<(usize, usize, u64)> {
+fn to_measure(state: &RebalanceState, variants: &[usize]) -> Vec<(usize, usize, u64)> {
     let s = &state.settings;
     let mut todo = Vec::new();
     for &v in variants {
@@ -758,7 +758,7 @@ fn to_measure(state: &State, variants: &[usize]) -> Vec<(usize, usize, u64)> {
 }
 
 /// What to do next.
-fn next_step(state: &State) -> Step {
+fn next_step(state: &RebalanceState) -> Step {
     let s = &state.settings;
     // The rest of a batch in progress first: what comes after it was chosen for its end.
     let pending: Vec<(usize, usize, u64)> = state
@@ -841,7 +841,7 @@ fn next_step(state: &State) -> Step {
 /// are move for move a simpler variant's, those whose games surely end undecided too often,
 /// then those whose worst distance from even over the players
 /// so far is surely larger than that of `finalists` others.
-fn drops(state: &State) -> Vec<(usize, DropReason)> {
+fn drops(state: &RebalanceState) -> Vec<(usize, DropReason)> {
     let s = &state.settings;
     if s.exhaustive {
         return Vec::new();
@@ -879,7 +879,7 @@ fn drops(state: &State) -> Vec<(usize, DropReason)> {
 /// The finalists: the surviving variants whose worst distance from even over the players is
 /// smallest, fewer changes first on a tie (the base counts as a candidate like any other), and
 /// none that plays like a simpler variant.
-fn choose_finalists(state: &State) -> Vec<usize> {
+fn choose_finalists(state: &RebalanceState) -> Vec<usize> {
     let max = state.settings.max_undecided;
     let mut alive: Vec<usize> = (0..state.tallies.len())
         .filter(|&v| state.dropped[v].is_none())
@@ -907,7 +907,7 @@ pub fn worst_distance(tallies: &[GameTally]) -> f64 {
 }
 
 /// The best finalist: the one whose share stays closest to even at every strength.
-pub fn best(state: &State) -> usize {
+pub fn best(state: &RebalanceState) -> usize {
     let finalists = state.finalists.as_deref().unwrap_or_default();
     finalists
         .iter()
@@ -918,13 +918,13 @@ pub fn best(state: &State) -> usize {
 
 /// Reads the state of an earlier search in `out`, if any; a search asked for differently is
 /// refused rather than mixed in.
-fn load_state(plan: &Plan, out: &std::path::Path) -> Result<Option<State>, String> {
+fn load_state(plan: &RebalancePlan, out: &std::path::Path) -> Result<Option<RebalanceState>, String> {
     let path = out.join(STATE_FILE);
     if !path.exists() {
         return Ok(None);
     }
     let text = tafl_engine::input::read_text_limited(&path, 64 << 20)?;
-    let state: State = serde_json::from_str(&text)
+    let state: RebalanceState = serde_json::from_str(&text)
         .map_err(|e| format!("`{}`: not a rebalance state file: {e}", path.display()))?;
     if state.settings.version != plan.settings.version {
         return Err(format!(
@@ -968,7 +968,7 @@ fn load_state(plan: &Plan, out: &std::path::Path) -> Result<Option<State>, Strin
 }
 
 /// The settings that differ, for the refusal to resume.
-fn settings_difference(a: &Settings, b: &Settings) -> String {
+fn settings_difference(a: &RebalanceSettings, b: &RebalanceSettings) -> String {
     let (Ok(serde_json::Value::Object(x)), Ok(serde_json::Value::Object(y))) =
         (serde_json::to_value(a), serde_json::to_value(b))
     else {
@@ -982,9 +982,9 @@ fn settings_difference(a: &Settings, b: &Settings) -> String {
 /// step is done, rewrites the state after each batch and the reports after each round or
 /// stage, and prints the report. Raising `stop` ends it after the games in flight (the batch
 /// in progress is discarded; the state keeps the rest).
-pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
+pub fn run(req: &RebalanceRequest, stop: &AtomicBool) -> Result<(), String> {
     let pool = crate::work::pool(req.threads)?;
-    let plan = pool.install(|| Plan::new(req))?;
+    let plan = pool.install(|| RebalancePlan::new(req))?;
     std::fs::create_dir_all(&req.out)
         .map_err(|e| format!("--out `{}`: cannot create the folder: {e}", req.out.display()))?;
     let mut state = match load_state(&plan, &req.out)? {
@@ -1005,7 +1005,7 @@ pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
         plan.skipped,
         plan.players.len()
     );
-    let save = |state: &State| -> Result<(), String> {
+    let save = |state: &RebalanceState| -> Result<(), String> {
         let text = serde_json::to_string(state).map_err(|e| format!("cannot write the state: {e}"))?;
         crate::work::write_atomic(&req.out.join(STATE_FILE), text.as_bytes())
     };
@@ -1142,7 +1142,7 @@ pub fn run(req: &Request, stop: &AtomicBool) -> Result<(), String> {
 
 /// Plays games `games` of a variant with a player; `None` when stopped.
 fn play(
-    plan: &Plan,
+    plan: &RebalancePlan,
     variant: usize,
     player: usize,
     games: std::ops::Range<u64>,
@@ -1233,9 +1233,9 @@ mod tests {
         );
     }
 
-    fn state(tallies: Vec<GameTally>, finalists: usize) -> State {
+    fn state(tallies: Vec<GameTally>, finalists: usize) -> RebalanceState {
         let n = tallies.len();
-        let settings = Settings {
+        let settings = RebalanceSettings {
             rules: "brandubh".into(),
             rules_id: "brandubh".into(),
             rules_toml: String::new(),
@@ -1257,7 +1257,7 @@ mod tests {
             seed: 0,
             version: SEARCH_VERSION,
         };
-        State {
+        RebalanceState {
             settings,
             labels: vec![String::new(); n],
             tallies: tallies.into_iter().map(|t| vec![t]).collect(),
@@ -1383,7 +1383,7 @@ mod tests {
     }
 
     /// The measurements `next_step` asks for next (it must ask for measurements).
-    fn measure_step(s: &State) -> Vec<(usize, usize, u64)> {
+    fn measure_step(s: &RebalanceState) -> Vec<(usize, usize, u64)> {
         match next_step(s) {
             Step::Measure(todo) => todo,
             other => panic!("{other:?}"),
@@ -1420,7 +1420,7 @@ mod tests {
         assert_eq!(next_step(&s), Step::Done);
         // The exhaustive baseline plays every variant to the precision: its race precision is
         // the precision whatever is asked.
-        let req = |exhaustive| Request {
+        let req = |exhaustive| RebalanceRequest {
             rules: "brandubh".into(),
             levers: Some("king_capture=weak".into()),
             max_changes: 1,
@@ -1442,8 +1442,14 @@ mod tests {
             threads: None,
             out: PathBuf::from("unused"),
         };
-        assert_eq!(Plan::new(&req(false)).unwrap().settings.race_precision, 0.10);
-        assert_eq!(Plan::new(&req(true)).unwrap().settings.race_precision, 0.05);
+        assert_eq!(
+            RebalancePlan::new(&req(false)).unwrap().settings.race_precision,
+            0.10
+        );
+        assert_eq!(
+            RebalancePlan::new(&req(true)).unwrap().settings.race_precision,
+            0.05
+        );
     }
 
     #[test]

@@ -4,18 +4,21 @@
 //! the best variant as `best.toml` (ready for `--rules`) with its rules panel in
 //! `best-rules.md`. Each is written to a temporary name and renamed into place.
 
-use super::rebalance::{best, defenders_share, half_width, worst_distance, DropReason, Plan, State, Variant};
+use super::rebalance::{
+    best, defenders_share, half_width, worst_distance, DropReason, RebalancePlan, RebalanceState, Variant,
+};
 use super::table::{markdown_table, pct, share_cell, RowShares};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde_json::json;
 use std::path::Path;
-use tafl_engine::GameTally;
+use tafl_engine::board::GameTally;
 
 use crate::work::write_atomic;
+use tafl_trainer::plot::{write_png, BASE_GREY, BLUE, GREEN, MAGENTA, ORANGE, RED, TEAL};
 
 /// Writes every output for the state so far (the best variant's files once there are finalists).
-pub fn write_all(dir: &Path, plan: &Plan, state: &State) -> Result<(), String> {
+pub fn write_all(dir: &Path, plan: &RebalancePlan, state: &RebalanceState) -> Result<(), String> {
     write_atomic(&dir.join("rebalance.md"), markdown(plan, state).as_bytes())?;
     write_atomic(&dir.join("rebalance.csv"), csv(plan, state).as_bytes())?;
     write_atomic(&dir.join("rebalance.json"), json(plan, state)?.as_bytes())?;
@@ -27,7 +30,7 @@ pub fn write_all(dir: &Path, plan: &Plan, state: &State) -> Result<(), String> {
             format!(
                 "# {}\n\n```text\n{}\n```\n",
                 best_rules(plan, b).file.name,
-                tafl_engine::rules_panel(&best_rules(plan, b)).trim_end()
+                tafl_engine::rules::rules_panel(&best_rules(plan, b)).trim_end()
             )
             .as_bytes(),
         )?;
@@ -36,7 +39,7 @@ pub fn write_all(dir: &Path, plan: &Plan, state: &State) -> Result<(), String> {
 }
 
 /// The best variant as a ruleset of its own: id `BASE-rebalanced`, its changes in the name.
-pub fn best_rules(plan: &Plan, v: &Variant) -> tafl_engine::Ruleset {
+pub fn best_rules(plan: &RebalancePlan, v: &Variant) -> tafl_engine::Ruleset {
     let mut rs = v.ruleset.clone();
     if !v.sets.is_empty() {
         rs.file.id = format!("{}-rebalanced", plan.base.id());
@@ -46,7 +49,7 @@ pub fn best_rules(plan: &Plan, v: &Variant) -> tafl_engine::Ruleset {
 }
 
 /// A variant's status in the ranking.
-fn status(plan: &Plan, state: &State, v: usize) -> String {
+fn status(plan: &RebalancePlan, state: &RebalanceState, v: usize) -> String {
     let finalists = state.finalists.as_deref().unwrap_or_default();
     if let Some(d) = state.dropped[v] {
         let why = match d.reason {
@@ -100,7 +103,7 @@ fn decided_cell(t: &GameTally) -> String {
 /// Variants in ranking order: the survivors by their worst distance from even over the
 /// players that measured them, then the dropped ones, later drops first, each by the racing
 /// player's distance.
-fn ranking(state: &State) -> Vec<usize> {
+fn ranking(state: &RebalanceState) -> Vec<usize> {
     let mut order: Vec<usize> = (0..state.tallies.len()).collect();
     let key = |v: usize| match state.dropped[v] {
         None => {
@@ -120,12 +123,12 @@ fn ranking(state: &State) -> Vec<usize> {
 }
 
 /// Games played with the skilled players, in all.
-fn games_spent(state: &State) -> u64 {
+fn games_spent(state: &RebalanceState) -> u64 {
     state.tallies.iter().flatten().map(|t| t.games).sum()
 }
 
 /// The report.
-pub fn markdown(plan: &Plan, state: &State) -> String {
+pub fn markdown(plan: &RebalancePlan, state: &RebalanceState) -> String {
     let s = &plan.settings;
     let mut out = format!("# Rebalancing `{}`\n\n", s.rules_id);
     out.push_str(&format!(
@@ -264,7 +267,7 @@ fn pct_whole(x: f64) -> String {
 
 /// Seed 000's columns for the base and the best variant: random play, then skilled play at
 /// each strength.
-fn before_after(plan: &Plan, state: &State, b: usize) -> String {
+fn before_after(plan: &RebalancePlan, state: &RebalanceState, b: usize) -> String {
     let mut rows = Vec::new();
     let mut variants = vec![0];
     if b != 0 {
@@ -317,7 +320,7 @@ fn before_after(plan: &Plan, state: &State, b: usize) -> String {
 }
 
 /// One line per measurement (variant and player), raw counts first.
-pub fn csv(plan: &Plan, state: &State) -> String {
+pub fn csv(plan: &RebalancePlan, state: &RebalanceState) -> String {
     let mut out = String::from(
         "rank,variant,changes,player,games,defender_wins,attacker_wins,draws,no_result,decided_plies,defenders_of_decided,low,high,half_width,status\n",
     );
@@ -351,7 +354,7 @@ pub fn csv(plan: &Plan, state: &State) -> String {
 }
 
 /// Every setting and measurement.
-pub fn json(plan: &Plan, state: &State) -> Result<String, String> {
+pub fn json(plan: &RebalancePlan, state: &RebalanceState) -> Result<String, String> {
     let variants: Vec<serde_json::Value> = ranking(state)
         .into_iter()
         .map(|v| {
@@ -396,24 +399,14 @@ pub fn json(plan: &Plan, state: &State) -> Result<String, String> {
 }
 
 /// Line colours of the finalists; the base is grey.
-const COLOURS: [RGBColor; 6] = [
-    RGBColor(240, 140, 30),
-    RGBColor(66, 133, 244),
-    RGBColor(52, 168, 83),
-    RGBColor(170, 60, 160),
-    RGBColor(200, 50, 50),
-    RGBColor(0, 150, 150),
-];
+const COLOURS: [RGBColor; 6] = [ORANGE, BLUE, GREEN, MAGENTA, RED, TEAL];
 
 /// Draws the defenders' share against the players' strength for the base and each finalist.
-pub fn write_png(path: &Path, plan: &Plan, state: &State) -> Result<(), String> {
-    super::plot::register_font()?;
-    let tmp = path.with_file_name(".rebalance-vs-strength.tmp.png");
-    draw(&tmp, plan, state).map_err(|e| format!("cannot draw `{}`: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+pub fn write_png(path: &Path, plan: &RebalancePlan, state: &RebalanceState) -> Result<(), String> {
+    write_png(path, |tmp| draw(tmp, plan, state))
 }
 
-fn draw(path: &Path, plan: &Plan, state: &State) -> Result<(), Box<dyn std::error::Error>> {
+fn draw(path: &Path, plan: &RebalancePlan, state: &RebalanceState) -> Result<(), Box<dyn std::error::Error>> {
     let players = &plan.settings.players;
     let n = players.len();
     let mut shown = vec![0];
@@ -463,7 +456,7 @@ fn draw(path: &Path, plan: &Plan, state: &State) -> Result<(), Box<dyn std::erro
     )))?;
     for (k, &v) in shown.iter().enumerate() {
         let c = if v == 0 {
-            RGBColor(120, 120, 120)
+            BASE_GREY
         } else {
             COLOURS[(k - 1) % COLOURS.len()]
         };

@@ -1,6 +1,6 @@
 //! Playing a study's rows in parallel: per-game seeds, progress bars and the stop flag (raised by `Ctrl-C` in the program).
 
-use super::{Plan, Play, RowSpec};
+use super::{BalancePlan, Play, RowSpec};
 use crate::players::{build, Resolved};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
@@ -8,8 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 use tafl_engine::{
-    fnv1a64, game_seed, play_game_from, random_game, with_board, BitSet, Game, GameTally, Outcome, Position,
-    Rules,
+    board::{game_seed, random_game, GameTally},
+    formats::fnv1a64,
+    search::play_game_from,
+    with_board, BitSet, Game, Outcome, Position, Rules,
 };
 
 /// Installs a `Ctrl-C` handler that raises the returned flag, for a program that runs a study
@@ -49,7 +51,7 @@ pub fn row_seed(seed: u64, ruleset: &str, changes: &str, play: Play) -> u64 {
 }
 
 /// Plays one row with a progress bar; `None` when `stop` was raised before it ended.
-pub fn play_row(plan: &Plan, row: &RowSpec, stop: &AtomicBool) -> Result<Option<GameTally>, String> {
+pub fn play_row(plan: &BalancePlan, row: &RowSpec, stop: &AtomicBool) -> Result<Option<GameTally>, String> {
     let games = plan.games(row.play);
     let label = format!("{} {}", plan.variant_label(row), row.play.name());
     let bar = crate::work::progress_bar(games, &label);

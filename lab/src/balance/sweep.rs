@@ -16,7 +16,11 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
-use tafl_engine::{with_board, EvaluatorSpec, GameTally, PlayerSpec, Ruleset};
+use tafl_engine::{
+    board::GameTally,
+    search::{EvaluatorSpec, PlayerSpec},
+    with_board, Ruleset,
+};
 use tafl_trainer::run::{OriginElo, RunState, STATE_FILE};
 use tafl_trainer::RunDir;
 

@@ -6,7 +6,7 @@ use super::sweep::{Source, SweepPlan, SweepSettings};
 use super::table::{markdown_table, pct, share_cell, RowShares};
 use serde::Serialize;
 use std::path::Path;
-use tafl_engine::GameTally;
+use tafl_engine::board::GameTally;
 
 /// The outputs' common name.
 pub const STEM: &str = "balance-vs-strength";

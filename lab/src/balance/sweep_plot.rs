@@ -7,20 +7,17 @@ use super::table::RowShares;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
-use tafl_engine::GameTally;
+use tafl_engine::board::GameTally;
+use tafl_trainer::plot::{dashed_level, write_png, GRID, LEVEL_GREY, ORANGE, PURPLE};
 
 /// The skilled rows' orange of `balance.png`: the defenders' share of skilled play.
-const DEFENDERS: RGBColor = RGBColor(240, 140, 30);
+const DEFENDERS: RGBColor = ORANGE;
 /// The no-result share.
-const NO_RESULT: RGBColor = RGBColor(110, 80, 170);
+const NO_RESULT: RGBColor = PURPLE;
 
 /// Draws the chart into `path` (through a temporary file and a rename).
 pub fn write_png(path: &Path, plan: &SweepPlan, done: &[GameTally]) -> Result<(), String> {
-    super::plot::register_font()?;
-    // The bitmap backend picks the format from the extension, so the temporary name ends in .png.
-    let tmp = path.with_file_name(".balance-vs-strength.tmp.png");
-    draw(&tmp, plan, done).map_err(|e| format!("cannot draw `{}`: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+    write_png(path, |tmp| draw(tmp, plan, done))
 }
 
 /// The x range: every planned point (so the axis holds still while points finish), padded.
@@ -90,10 +87,10 @@ fn draw(path: &Path, plan: &SweepPlan, done: &[GameTally]) -> Result<(), Box<dyn
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 15))
         .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
+        .bold_line_style(GRID)
         .draw()?;
     // The 50% line, dashed: an even split between the sides.
-    chart.draw_series(tafl_trainer::curve::dashed_level(x0, x1, 50.0))?;
+    chart.draw_series(dashed_level(x0, x1, 50.0))?;
     if pts.len() >= 2 {
         let band: Vec<(f64, f64)> = pts
             .iter()
@@ -166,7 +163,7 @@ fn draw(path: &Path, plan: &SweepPlan, done: &[GameTally]) -> Result<(), Box<dyn
     for i in 0..3 {
         legend.draw(&PathElement::new(
             vec![(at - 6 + 10 * i, 20), (at + 10 * i, 20)],
-            tafl_trainer::curve::LEVEL_GREY.stroke_width(2),
+            LEVEL_GREY.stroke_width(2),
         ))?;
     }
     legend.draw(&text("50%: even", at + 28))?;

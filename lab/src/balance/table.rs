@@ -2,8 +2,8 @@
 //! before/after table of a `--compare` run.
 
 use super::intervals::{Change, Share};
-use super::{Plan, Row};
-use tafl_engine::GameTally;
+use super::{BalancePlan, Row};
+use tafl_engine::board::GameTally;
 
 /// The shares of one row's games.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -127,7 +127,7 @@ pub fn markdown_table(headers: &[&str], rows: &[Vec<String>]) -> String {
 }
 
 /// The main table: the seed's columns, plus `Draws` when some game was drawn by the rules.
-pub fn results_table(plan: &Plan, rows: &[Row]) -> String {
+pub fn results_table(plan: &BalancePlan, rows: &[Row]) -> String {
     let with_draws = rows.iter().any(|r| r.stats.draws > 0);
     let mut headers = vec![
         "Variant",
@@ -163,7 +163,7 @@ pub fn results_table(plan: &Plan, rows: &[Row]) -> String {
 }
 
 /// The before/after table: the change in each share, changed minus as given.
-pub fn change_table(plan: &Plan, comps: &[Comparison]) -> String {
+pub fn change_table(plan: &BalancePlan, comps: &[Comparison]) -> String {
     let headers = [
         "Variant",
         "Play",
@@ -194,7 +194,7 @@ pub fn change_table(plan: &Plan, comps: &[Comparison]) -> String {
 }
 
 /// The whole report as Markdown: what was played, the table, the before/after, how to rerun.
-pub fn markdown(plan: &Plan, rows: &[Row]) -> String {
+pub fn markdown(plan: &BalancePlan, rows: &[Row]) -> String {
     let s = &plan.settings;
     let ids: Vec<&str> = plan.variants.iter().map(|v| v.id.as_str()).collect();
     let mut out = format!("# Balance study: {}\n\n", ids.join(", "));

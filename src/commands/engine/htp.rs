@@ -7,8 +7,10 @@ use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 use tafl_engine::{
-    board_record, parse_square, square_name, with_board, BitSet, Clock, Game, Move, Player, Position, Rules,
-    Ruleset, Side, Sq, ThinkingLimit,
+    formats::board_record,
+    parse_square,
+    search::{Clock, Player, ThinkingLimit},
+    square_name, with_board, BitSet, Game, Move, Position, Rules, Ruleset, Side, Sq,
 };
 use tafl_lab::htp::{answer, Framing, Request, Role, COMMANDS};
 use tafl_lab::players::{build, Resolved};
@@ -201,7 +203,7 @@ impl<B: BitSet> Session<B> {
         if let Some(c) = &mut self.clock {
             c.spend(t0.elapsed());
         }
-        let proven_lost = result.is_some_and(|r| r.proven == Some(tafl_engine::Proven::Loss));
+        let proven_lost = result.is_some_and(|r| r.proven == Some(tafl_engine::search::Proven::Loss));
         if self.resign_when_lost && proven_lost {
             self.resigned = Some(to_move);
             return Ok(format!("play {} resigns", Role::of(to_move).name()));
@@ -648,8 +650,9 @@ mod tests {
     #[test]
     fn a_captured_king_is_off_both_boards() {
         let mut s = session(Framing::Htp);
-        let pos = tafl_engine::position_from_record(&s.rules, "/4T2/7/7/7/t6/1tKt3/2t4/", Side::Attackers)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let pos =
+            tafl_engine::formats::position_from_record(&s.rules, "/4T2/7/7/7/t6/1tKt3/2t4/", Side::Attackers)
+                .unwrap_or_else(|e| panic!("{e}"));
         s.game = Game::from_position(&s.rules, pos);
         assert_eq!(say(&mut s, "play attacker a5 c5"), "= C6\n");
         assert_eq!(say(&mut s, "final_status"), "= attacker_wins\n");

@@ -8,9 +8,9 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 use tafl_engine::{
-    board_record, otn_move_text, parse_move, parse_position_record, pieces_record, with_board, BitSet,
-    Evaluator, EvaluatorSpec, Game, Move, Piece, Player, PlayerSpec, Position, Rules, Ruleset, Search,
-    SearchConfig, Side, Sq, ThinkingLimit,
+    formats::{board_record, otn_move_text, parse_move, parse_position_record, pieces_record},
+    search::{Evaluator, EvaluatorSpec, Player, PlayerSpec, Search, SearchConfig, ThinkingLimit},
+    with_board, BitSet, Game, Move, Piece, Position, Rules, Ruleset, Side, Sq,
 };
 use tafl_lab::otep::{AnalysisLine, LineError, Message, Reply};
 use tafl_lab::players::{build, evaluator, Resolved};
@@ -212,18 +212,18 @@ trait Table {
     /// `analyze`: up to `count` moves with their lines and values.
     fn analyze(&mut self, count: usize, limit: Duration) -> Result<Vec<AnalysisLine>, String>;
     /// `clock`: the time the next move may take from (`None`: the player's own budget).
-    fn set_clock(&mut self, clock: Option<tafl_engine::Clock>);
+    fn set_clock(&mut self, clock: Option<tafl_engine::search::Clock>);
 }
 
 /// `side`'s clock from OpenTafl's `clock` line: its main time left, or in overtime the time
 /// left in the current period; no increment (overtime periods are a reserve the manager
 /// leaves alone, so main time is spent as if it were all there is).
-pub fn side_clock(c: &tafl_lab::otep::Clock, side: Side) -> tafl_engine::Clock {
+pub fn side_clock(c: &tafl_lab::otep::Clock, side: Side) -> tafl_engine::search::Clock {
     let t = match side {
         Side::Attackers => c.attackers,
         Side::Defenders => c.defenders,
     };
-    tafl_engine::Clock {
+    tafl_engine::search::Clock {
         remaining: Duration::from_millis(t.millis.min(86_400_000)),
         increment: Duration::ZERO,
     }
@@ -325,7 +325,7 @@ impl<B: BitSet> Board<B> {
 }
 
 impl<B: BitSet> Table for Board<B> {
-    fn set_clock(&mut self, clock: Option<tafl_engine::Clock>) {
+    fn set_clock(&mut self, clock: Option<tafl_engine::search::Clock>) {
         self.player.host_clock(clock, self.own_limit, self.follow_clock);
     }
 

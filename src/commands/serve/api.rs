@@ -22,8 +22,10 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tafl_engine::{
-    board_record, played_text, rules_panel, ruleset_from_opentafl, ruleset_to_opentafl, square_name,
-    with_board, BitSet, Game, Move, Piece, PlayerSpec, Proven, Rules, Ruleset, Side, ThinkingLimit,
+    formats::{board_record, played_text, ruleset_from_opentafl, ruleset_to_opentafl},
+    rules::rules_panel,
+    search::{PlayerSpec, Proven, ThinkingLimit},
+    square_name, with_board, BitSet, Game, Move, Piece, Rules, Ruleset, Side,
 };
 use tafl_lab::players::Resolved;
 
@@ -462,7 +464,8 @@ pub async fn ai_move(State(s): State<Arc<Server>>, body: Result<Bytes, BytesReje
 /// The most nodes a search tree may hold within `bytes` (at least the fewest a search needs,
 /// which the server's start checked the budget for; at most the engine's cap).
 fn nodes_within(bytes: usize) -> usize {
-    (bytes / tafl_engine::NODE_BYTES).clamp(tafl_engine::MIN_NODES, tafl_engine::MAX_NODES)
+    (bytes / tafl_engine::search::NODE_BYTES)
+        .clamp(tafl_engine::search::MIN_NODES, tafl_engine::search::MAX_NODES)
 }
 
 /// The search of one `/api/move`, on a search thread: its trees within `tree_bytes`.
@@ -485,8 +488,8 @@ fn search_move<B: BitSet>(
     // The thread's share of the memory budget, split among the player's own trees (one a
     // thread under root parallelism, one shared tree under tree parallelism).
     let trees = match p.parallel {
-        tafl_engine::Parallelism::Root => p.threads.max(1),
-        tafl_engine::Parallelism::Tree => 1,
+        tafl_engine::search::Parallelism::Root => p.threads.max(1),
+        tafl_engine::search::Parallelism::Tree => 1,
     };
     p.set_max_nodes(nodes_within(tree_bytes / trees))
         .map_err(internal)?;

@@ -214,12 +214,13 @@ impl Server {
             .search_memory
             .checked_mul(1 << 20)
             .map(|b| b / searches)
-            .filter(|&b| b / tafl_engine::NODE_BYTES >= tafl_engine::MIN_NODES)
+            .filter(|&b| b / tafl_engine::search::NODE_BYTES >= tafl_engine::search::MIN_NODES)
             .ok_or_else(|| {
                 format!(
                     "--search-memory {} MiB: too little for {searches} searches; give at least {} MiB",
                     args.search_memory,
-                    (searches * tafl_engine::MIN_NODES * tafl_engine::NODE_BYTES).div_ceil(1 << 20)
+                    (searches * tafl_engine::search::MIN_NODES * tafl_engine::search::NODE_BYTES)
+                        .div_ceil(1 << 20)
                 )
             })?;
         let caps = Caps {
@@ -242,7 +243,7 @@ impl Server {
                 .map_err(|e| format!("--allow-player `{spec}`: {e}"))?;
             players.push((spec.clone(), resolved));
         }
-        let mut rulesets: Vec<Ruleset> = tafl_engine::BUILTIN_IDS
+        let mut rulesets: Vec<Ruleset> = tafl_engine::rules::BUILTIN_IDS
             .iter()
             .map(|id| Ruleset::builtin(id))
             .collect();
