@@ -1,7 +1,7 @@
 //! The hand-written evaluation's terms, each on a diagram where its value can be counted by
 //! hand, and the priors and values they produce.
 
-use tafl_engine::{board::*, formats::*, rules::*, search::*, *};
+use tafl_engine::{board::*, rules::*, search::*};
 
 fn brandubh() -> Rules<u128> {
     Rules::new(&Ruleset::builtin("brandubh")).unwrap()

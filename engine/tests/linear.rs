@@ -2,7 +2,7 @@
 //! exactly; its file round-trips and a bad one is refused naming what is wrong; its move terms
 //! count captures and the hand-written prior's parts.
 
-use tafl_engine::{board::*, formats::*, rules::*, search::*, *};
+use tafl_engine::{board::*, rules::*, search::*};
 
 fn rules(id: &str) -> Rules<u128> {
     Rules::new(&Ruleset::builtin(id)).unwrap()

@@ -2,7 +2,7 @@
 //! inputs that must all be refused with an error rather than a panic.
 
 use proptest::prelude::*;
-use tafl_engine::{board::*, formats::*, rules::*, search::*, *};
+use tafl_engine::{board::*, formats::*, rules::*, *};
 
 fn rules(id: &str) -> Rules<u128> {
     Rules::new(&Ruleset::builtin(id)).unwrap()

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
-use tafl_engine::{board::*, formats::*, rules::*, search::*, *};
+use tafl_engine::{board::*, rules::*, *};
 
 /// A position `plies` random moves from the start (fewer if the game ends first).
 fn random_position<B: BitSet>(rules: &Rules<B>, seed: u64, plies: u32) -> Game<B> {

@@ -1,7 +1,7 @@
 //! Search behaviour a user relies on: it takes one-move wins with any evaluator, the solver
 //! proves short forced wins, trees are reused between moves, and a seed fixes the result.
 
-use tafl_engine::{board::*, formats::*, rules::*, search::*, *};
+use tafl_engine::{board::*, formats::*, rules::*, search::*};
 
 fn rules(id: &str) -> Rules<u128> {
     Rules::new(&Ruleset::builtin(id)).unwrap()

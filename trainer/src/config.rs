@@ -439,6 +439,15 @@ fn default_iterations() -> u32 {
 pub const DEFAULT_CONFIG: &str = include_str!("../../configs/train/brandubh.toml");
 
 impl TrainConfig {
+    /// The network's shape under `ruleset` (its board), as `[model]` gives it.
+    pub fn net_config(&self, ruleset: &Ruleset) -> tafl_nn::NetConfig {
+        tafl_nn::NetConfig::new(ruleset.size())
+            .with_blocks(self.model.blocks)
+            .with_channels(self.model.channels)
+            .with_global_pool_every(self.model.global_pool_every)
+            .with_moves_left(self.model.moves_left)
+    }
+
     /// Parses a config; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<TrainConfig, String> {
         let c: TrainConfig =

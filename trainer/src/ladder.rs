@@ -33,6 +33,17 @@ use tafl_engine::{
     BitSet, Position, Rules, Ruleset,
 };
 
+/// Which finished iterations `tafl ladder` measures, and whether again.
+#[derive(Clone, Debug, Default)]
+pub struct LadderRequest {
+    /// These iterations; empty: every `every`-th.
+    pub at: Vec<u32>,
+    /// Every this-many iterations when `at` is empty; `None`: the config's `ladder_every`.
+    pub every: Option<u32>,
+    /// Play series that already have a result again, replacing it.
+    pub again: bool,
+}
+
 /// How one series' games are played.
 #[derive(Clone, Debug, PartialEq)]
 pub enum How {

@@ -19,6 +19,7 @@ pub mod run_dir;
 pub mod selfplay;
 pub mod shard;
 pub mod shipped;
+mod stages;
 pub mod state;
 pub mod suites;
 

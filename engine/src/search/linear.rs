@@ -136,7 +136,8 @@ pub const NEAR_CLASS_NAMES: [&str; NEAR_CLASSES] = [
 /// The class of square `sq`'s place relative to the king on `king` (`n x n` board): the
 /// distances along the two axes, each capped at 3, the smaller first (the class is the same
 /// under the board's 8 symmetries), numbered as [`NEAR_CLASS_NAMES`].
-pub fn near_class(n: usize, king: usize, sq: usize) -> usize {
+#[cfg(test)]
+fn near_class(n: usize, king: usize, sq: usize) -> usize {
     near_class_at((king % n, king / n), (sq % n, sq / n))
 }
 

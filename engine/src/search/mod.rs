@@ -29,9 +29,3 @@ pub use linear::{
 pub use mcts::{merge_results, softmax, MoveStat, Proven, Search, SearchResult, MAX_NODES, NODE_BYTES};
 pub use player::{classic_evaluator, EvaluatorFactory, EvaluatorSpec, Level, Levels, Player, PlayerSpec};
 pub use time::{Clock, Deadline, ThinkingLimit};
-// The search's own tables and conventions: the hand-written weights and the names of the
-// evaluations' terms (what their files spell), the move overhead of a clock, a match's seeds.
-pub(crate) use arena::{score_for, OPENING_SEED};
-pub(crate) use heuristic::{HAND_WEIGHTS, VALUE_TERMS};
-pub(crate) use linear::{near_class, MOVE_PARTS, NEAR_CLASS_NAMES};
-pub(crate) use time::{move_time_search, parse_duration, MOVE_OVERHEAD};

@@ -7,7 +7,7 @@ use super::{BalancePlan, Play, Row};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
-use tafl_trainer::plot::{write_png, BLUE, DARK_BLUE, DARK_ORANGE, ORANGE};
+use tafl_trainer::plot::{BLUE, DARK_BLUE, DARK_ORANGE, ORANGE};
 
 /// Colour of a row: blue for random play, orange for skilled play; darker for changed rules.
 fn colour(play: Play, changed: bool) -> RGBColor {
@@ -21,7 +21,7 @@ fn colour(play: Play, changed: bool) -> RGBColor {
 
 /// Draws the chart into `path` (through a temporary file and a rename).
 pub fn write_png(path: &Path, plan: &BalancePlan, rows: &[Row]) -> Result<(), String> {
-    write_png(path, |tmp| draw(tmp, plan, rows))
+    tafl_trainer::plot::write_png(path, |tmp| draw(tmp, plan, rows))
 }
 
 fn draw(path: &Path, plan: &BalancePlan, rows: &[Row]) -> Result<(), Box<dyn std::error::Error>> {

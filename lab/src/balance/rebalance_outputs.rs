@@ -15,7 +15,7 @@ use std::path::Path;
 use tafl_engine::board::GameTally;
 
 use crate::work::write_atomic;
-use tafl_trainer::plot::{write_png, BASE_GREY, BLUE, GREEN, MAGENTA, ORANGE, RED, TEAL};
+use tafl_trainer::plot::{BASE_GREY, BLUE, GREEN, MAGENTA, ORANGE, RED, TEAL};
 
 /// Writes every output for the state so far (the best variant's files once there are finalists).
 pub fn write_all(dir: &Path, plan: &RebalancePlan, state: &RebalanceState) -> Result<(), String> {
@@ -403,7 +403,7 @@ const COLOURS: [RGBColor; 6] = [ORANGE, BLUE, GREEN, MAGENTA, RED, TEAL];
 
 /// Draws the defenders' share against the players' strength for the base and each finalist.
 pub fn write_png(path: &Path, plan: &RebalancePlan, state: &RebalanceState) -> Result<(), String> {
-    write_png(path, |tmp| draw(tmp, plan, state))
+    tafl_trainer::plot::write_png(path, |tmp| draw(tmp, plan, state))
 }
 
 fn draw(path: &Path, plan: &RebalancePlan, state: &RebalanceState) -> Result<(), Box<dyn std::error::Error>> {

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 use tafl_engine::board::GameTally;
-use tafl_trainer::plot::{dashed_level, write_png, GRID, LEVEL_GREY, ORANGE, PURPLE};
+use tafl_trainer::plot::{dashed_level, GRID, LEVEL_GREY, ORANGE, PURPLE};
 
 /// The skilled rows' orange of `balance.png`: the defenders' share of skilled play.
 const DEFENDERS: RGBColor = ORANGE;
@@ -17,7 +17,7 @@ const NO_RESULT: RGBColor = PURPLE;
 
 /// Draws the chart into `path` (through a temporary file and a rename).
 pub fn write_png(path: &Path, plan: &SweepPlan, done: &[GameTally]) -> Result<(), String> {
-    write_png(path, |tmp| draw(tmp, plan, done))
+    tafl_trainer::plot::write_png(path, |tmp| draw(tmp, plan, done))
 }
 
 /// The x range: every planned point (so the axis holds still while points finish), padded.
