@@ -44,15 +44,12 @@
 //!     rules: "brandubh".into(),
 //!     random_games: 100,
 //!     skilled_games: 0,
-//!     ply_limit: 400,
-//!     seed: 1,
-//!     threads: Some(1),
 //!     out: out.clone(),
 //!     skilled: "level:3".into(),
-//!     exploration: 0.1,
 //!     sets: Vec::new(),
 //!     compare: false,
 //!     openings: Vec::new(),
+//!     play: tafl_lab::study::StudyGames { seed: 1, ply_limit: 400, exploration: 0.1, threads: Some(1) },
 //! }, &stop)?;
 //! assert!(out.join("balance.json").exists());
 //! # let _ = std::fs::remove_dir_all(&out);
@@ -74,5 +71,6 @@ pub mod limits;
 pub mod openings;
 pub mod otep;
 pub mod players;
+pub mod study;
 pub mod tune;
 pub mod work;

@@ -41,29 +41,25 @@ const LR: f32 = 0.01;
 
 /// What a tuning needs.
 #[derive(Clone, Debug)]
-pub struct Request {
+pub struct TuneRequest {
     /// The network whose values are learned (a checkpoint or run folder, or `shipped`).
     pub teacher: String,
     /// Who plays the games the positions come from (a player spec or `level:N`).
     pub player: String,
     /// Games to play.
     pub games: u32,
-    /// Probability that a move of those games is uniformly random instead of the player's.
-    pub exploration: f32,
     /// Uniformly random plies at the start of the games that start from the start position.
     pub opening_plies: u32,
     /// An opening suite: every other game starts from its positions in turn.
     pub openings: Option<PathBuf>,
-    /// Games stop at this many plies.
-    pub ply_limit: u32,
     /// Passes over the training positions.
     pub epochs: u32,
-    /// Seed of the games, the split's shuffling and the fit.
-    pub seed: u64,
     /// The teacher's inference engine (`None`: the process's default).
     pub inference: Option<Inference>,
     /// The command line, written into the weights file.
     pub made_by: String,
+    /// How the games are played: seed, ply limit, exploration, threads.
+    pub play: crate::study::StudyGames,
 }
 
 /// How a tuning went.
@@ -112,13 +108,8 @@ struct Seen<B: BitSet> {
 }
 
 /// Plays the games, labels their positions with the teacher and fits the weights.
-pub fn run<B: BitSet>(req: &Request, rules: &Rules<B>) -> Result<Report, String> {
-    if !(0.0..=1.0).contains(&req.exploration) {
-        return Err(format!(
-            "exploration {} is not a probability; allowed: 0 to 1",
-            req.exploration
-        ));
-    }
+pub fn run<B: BitSet>(req: &TuneRequest, rules: &Rules<B>) -> Result<Report, String> {
+    req.play.check(false)?;
     if req.games < VALIDATION_ONE_IN as u32 {
         return Err(format!(
             "--games {}: at least {VALIDATION_ONE_IN} games are needed (one in {VALIDATION_ONE_IN} is held out)",
@@ -189,7 +180,7 @@ pub fn run<B: BitSet>(req: &Request, rules: &Rules<B>) -> Result<Report, String>
         samples.iter().partition(|s| s.game % VALIDATION_ONE_IN == 0);
     let hand = LinearWeights::hand_written(rules);
     let start = hand.value_vec();
-    let fitted = fit(&train, &start, req.epochs, req.seed);
+    let fitted = fit(&train, &start, req.epochs, req.play.seed);
     let mut weights = hand.clone();
     weights.set_value(&fitted);
     weights.made_by = req.made_by.clone();
@@ -205,7 +196,7 @@ pub fn run<B: BitSet>(req: &Request, rules: &Rules<B>) -> Result<Report, String>
         };
         let (train_side, validation_side) = (of_side(&train), of_side(&validation));
         let hand_priors = &hand.priors[side as usize];
-        let fitted = fit_priors(&train_side, hand_priors, req.epochs, req.seed ^ side as u64);
+        let fitted = fit_priors(&train_side, hand_priors, req.epochs, req.play.seed ^ side as u64);
         for (i, w) in [hand_priors, &fitted].into_iter().enumerate() {
             let (ce, t1) = prior_scores(&validation_side, w);
             cross_entropy[i] += ce * validation_side.len() as f64;
@@ -230,13 +221,13 @@ pub fn run<B: BitSet>(req: &Request, rules: &Rules<B>) -> Result<Report, String>
 /// suite's positions in turn (odd games, when there is a suite), each move the player's or,
 /// with probability `exploration`, a uniformly random one.
 fn play<B: BitSet>(
-    req: &Request,
+    req: &TuneRequest,
     rules: &Rules<B>,
     player: &crate::players::Resolved,
     suite: &[Position<B>],
     g: u64,
 ) -> Result<Vec<Seen<B>>, String> {
-    let seed = game_seed(req.seed, g);
+    let seed = game_seed(req.play.seed, g);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut p = build(player, seed, rules)?;
     let from_suite = !suite.is_empty() && g % 2 == 1;
@@ -245,7 +236,7 @@ fn play<B: BitSet>(
     } else {
         Position::start(rules)
     };
-    let mut game = Game::from_position(rules, start).with_ply_limit(Some(req.ply_limit));
+    let mut game = Game::from_position(rules, start).with_ply_limit(Some(req.play.ply_limit));
     let mut random_plies = if from_suite { 0 } else { req.opening_plies };
     let mut seen = Vec::new();
     while game.outcome().is_none() {
@@ -262,7 +253,7 @@ fn play<B: BitSet>(
                 ply: game.ply(),
             });
         }
-        let random = random_plies > 0 || rng.random::<f32>() < req.exploration;
+        let random = random_plies > 0 || rng.random::<f32>() < req.play.exploration;
         random_plies = random_plies.saturating_sub(1);
         let mv = if random {
             moves.as_slice()[rng.random_range(0..moves.as_slice().len())]

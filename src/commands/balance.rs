@@ -97,6 +97,12 @@ impl BalanceArgs {
             every,
             x_axis,
         } = self;
+        let play = tafl_lab::study::StudyGames {
+            seed,
+            ply_limit,
+            exploration,
+            threads,
+        };
         let stop = tafl_lab::balance::stop_on_ctrl_c();
         match strength_sweep {
             Some(source) => {
@@ -106,12 +112,9 @@ impl BalanceArgs {
                     games,
                     simulations,
                     every,
-                    ply_limit,
-                    seed,
-                    threads,
                     out,
-                    exploration,
                     x: x_axis,
+                    play,
                 };
                 tafl_lab::balance::sweep::run(&req, stop)
             }
@@ -120,15 +123,12 @@ impl BalanceArgs {
                     rules: rules.unwrap_or_else(|| tafl_lab::balance::DEFAULT_RULES.to_string()),
                     random_games,
                     skilled_games,
-                    ply_limit,
-                    seed,
-                    threads,
                     out,
                     skilled,
-                    exploration,
                     sets,
                     compare,
                     openings,
+                    play,
                 };
                 tafl_lab::balance::run(&req, stop)
             }

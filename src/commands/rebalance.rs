@@ -91,8 +91,6 @@ impl RebalanceArgs {
                 .into_iter()
                 .filter(|s| !s.trim().is_empty())
                 .collect(),
-            exploration: self.exploration,
-            ply_limit: self.ply_limit,
             band: self.band,
             precision: self.precision,
             race_precision: self.race_precision,
@@ -103,9 +101,13 @@ impl RebalanceArgs {
             random_games: self.random_games,
             exhaustive: self.exhaustive,
             same_games: self.same_games,
-            seed: self.seed,
-            threads: self.threads,
             out: self.out,
+            play: tafl_lab::study::StudyGames {
+                seed: self.seed,
+                ply_limit: self.ply_limit,
+                exploration: self.exploration,
+                threads: self.threads,
+            },
         };
         tafl_lab::balance::rebalance::run(&req, tafl_lab::balance::stop_on_ctrl_c())
     }

@@ -64,20 +64,23 @@ impl TuneArgs {
         if let Some(o) = &self.openings {
             made_by.push_str(&format!(" --openings {}", o.display()));
         }
-        let req = tafl_lab::tune::Request {
+        let req = tafl_lab::tune::TuneRequest {
             teacher: self.teacher,
             player: self.player,
             games: self.games,
-            exploration: self.exploration,
             opening_plies: self.opening_plies,
             openings: self.openings,
-            ply_limit: self.ply_limit,
             epochs: self.epochs,
-            seed: self.seed,
             inference: None,
             made_by,
+            play: tafl_lab::study::StudyGames {
+                seed: self.seed,
+                ply_limit: self.ply_limit,
+                exploration: self.exploration,
+                threads: self.threads,
+            },
         };
-        let pool = crate::common::pool(self.threads)?;
+        let pool = req.play.pool()?;
         let report = with_board!(&self.rules.ruleset, B, rules => {
             pool.install(|| tafl_lab::tune::run(&req, &rules))?
         });

@@ -52,18 +52,10 @@ pub struct BalanceRequest {
     pub random_games: u64,
     /// Skilled games per row (0: no skilled rows).
     pub skilled_games: u64,
-    /// Plies after which a game ends with no result (0: none).
-    pub ply_limit: u32,
-    /// The study's seed.
-    pub seed: u64,
-    /// Worker threads (all cores when `None`); results do not depend on it.
-    pub threads: Option<usize>,
     /// Output folder.
     pub out: PathBuf,
     /// Skilled player: `level:N` or a player spec.
     pub skilled: String,
-    /// Probability of a uniformly random move each ply in skilled games.
-    pub exploration: f32,
     /// `--set knob=value` texts.
     pub sets: Vec<String>,
     /// Play the rules as given and as changed, side by side.
@@ -72,6 +64,8 @@ pub struct BalanceRequest {
     /// game `i` of that ruleset starts from the suite's position `i % len` instead of the
     /// start position.
     pub openings: Vec<PathBuf>,
+    /// How the games are played: seed, ply limit, exploration, threads.
+    pub play: crate::study::StudyGames,
 }
 
 /// How a row's games are played.
@@ -193,19 +187,7 @@ impl BalancePlan {
         use crate::limits::{at_most, MAX_PLAYED_GAMES, MAX_RANDOM_GAMES};
         at_most("--random-games", req.random_games, MAX_RANDOM_GAMES)?;
         at_most("--skilled-games", req.skilled_games, MAX_PLAYED_GAMES)?;
-        if !(req.exploration.is_finite() && (0.0..=1.0).contains(&req.exploration)) {
-            return Err(format!(
-                "--exploration: {} is not a probability; allowed: 0 to 1",
-                req.exploration
-            ));
-        }
-        if req.skilled_games > 0 && req.ply_limit == 0 && req.exploration == 0.0 {
-            // Two deterministic players under rules that ignore repetition can shuffle forever.
-            return Err(
-                "--ply-limit 0 with --exploration 0: skilled games could go on forever; set a ply limit or some exploration"
-                    .into(),
-            );
-        }
+        req.play.check(req.skilled_games > 0)?;
         let sets = parse_sets(&req.sets)?;
         if req.compare && sets.is_empty() {
             return Err("--compare needs at least one --set KNOB=VALUE to compare with".into());
@@ -292,13 +274,13 @@ impl BalancePlan {
             rules: ids,
             random_games: req.random_games,
             skilled_games: req.skilled_games,
-            ply_limit: (req.ply_limit > 0).then_some(req.ply_limit),
-            seed: req.seed,
+            ply_limit: req.play.limit(),
+            seed: req.play.seed,
             skilled: req.skilled.trim().to_string(),
             skilled_player: skilled.label.clone(),
             skilled_spec: skilled.spec.to_string(),
             skilled_temperature: skilled.temperature,
-            exploration: req.exploration,
+            exploration: req.play.exploration,
             set: sets.iter().map(|s| s.to_string()).collect(),
             compare: req.compare,
             openings: req.openings.iter().map(|p| p.display().to_string()).collect(),
@@ -384,7 +366,7 @@ impl BalancePlan {
 /// after each, and prints the table. Raising `stop` (as [`stop_on_ctrl_c`]'s handler does)
 /// ends it after the games in flight, keeping the rows already finished.
 pub fn run(req: &BalanceRequest, stop: &AtomicBool) -> Result<(), String> {
-    let pool = crate::work::pool(req.threads)?;
+    let pool = req.play.pool()?;
     // Planned inside the pool: a model player's network, loaded while checking the plan, is
     // sized for the pool's threads, so its batches fill instead of waiting out a timeout.
     let plan = pool.install(|| BalancePlan::new(req))?;
@@ -440,15 +422,17 @@ mod tests {
             rules: "brandubh,tablut".into(),
             random_games: 20,
             skilled_games: 0,
-            ply_limit: 400,
-            seed: 1,
-            threads: Some(1),
             out: out.clone(),
             skilled: "level:2".into(),
-            exploration: 0.1,
             sets: Vec::new(),
             compare: false,
             openings: Vec::new(),
+            play: crate::study::StudyGames {
+                seed: 1,
+                ply_limit: 400,
+                exploration: 0.1,
+                threads: Some(1),
+            },
         };
         // The caller's flag, not a process-wide handler: raised before the first row.
         let stop = AtomicBool::new(true);

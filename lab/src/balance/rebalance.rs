@@ -96,10 +96,6 @@ pub struct RebalanceRequest {
     pub skilled: String,
     /// The stronger players the survivors race again with, in turn.
     pub strengths: Vec<String>,
-    /// Probability of a uniformly random move each ply.
-    pub exploration: f32,
-    /// Plies after which a game ends with no result (0: none).
-    pub ply_limit: u32,
     /// Even means a defenders' share within `0.5 ± band`.
     pub band: f64,
     /// The half-width of the 95% interval a finalist's measurement is played to.
@@ -123,12 +119,10 @@ pub struct RebalanceRequest {
     /// A variant whose first this-many games are move for move those of a variant with fewer
     /// changes is dropped as playing like it (0: never).
     pub same_games: u64,
-    /// The search's seed.
-    pub seed: u64,
-    /// Worker threads (all cores when `None`); results do not depend on it.
-    pub threads: Option<usize>,
     /// Output folder.
     pub out: PathBuf,
+    /// How the games are played: seed, ply limit, exploration, threads.
+    pub play: crate::study::StudyGames,
 }
 
 /// Every setting that decides the figures; a resumed search must be asked for the same.
@@ -527,17 +521,7 @@ impl RebalancePlan {
                 ));
             }
         }
-        if !(req.exploration.is_finite() && (0.0..=1.0).contains(&req.exploration)) {
-            return Err(format!(
-                "--exploration: {} is not a probability; allowed: 0 to 1",
-                req.exploration
-            ));
-        }
-        if req.ply_limit == 0 && req.exploration == 0.0 {
-            return Err(
-                "--ply-limit 0 with --exploration 0: games could go on forever; set a ply limit or some exploration".into(),
-            );
-        }
+        req.play.check(true)?;
         let (variants, skipped) = variants(&base, &levers, req.max_changes)?;
         let mut players = Vec::new();
         let mut names = Vec::new();
@@ -566,8 +550,8 @@ impl RebalancePlan {
             levers: levers.iter().map(|l| l.to_string()).collect(),
             max_changes: req.max_changes,
             players: names,
-            exploration: req.exploration,
-            ply_limit: (req.ply_limit > 0).then_some(req.ply_limit),
+            exploration: req.play.exploration,
+            ply_limit: req.play.limit(),
             band: req.band,
             precision: req.precision,
             // The baseline plays every variant to the precision: nothing is ranked coarsely.
@@ -583,7 +567,7 @@ impl RebalancePlan {
             random_games: req.random_games,
             exhaustive: req.exhaustive,
             same_games: req.same_games,
-            seed: req.seed,
+            seed: req.play.seed,
         };
         Ok(RebalancePlan {
             settings,
@@ -983,7 +967,7 @@ fn settings_difference(a: &RebalanceSettings, b: &RebalanceSettings) -> String {
 /// stage, and prints the report. Raising `stop` ends it after the games in flight (the batch
 /// in progress is discarded; the state keeps the rest).
 pub fn run(req: &RebalanceRequest, stop: &AtomicBool) -> Result<(), String> {
-    let pool = crate::work::pool(req.threads)?;
+    let pool = req.play.pool()?;
     let plan = pool.install(|| RebalancePlan::new(req))?;
     std::fs::create_dir_all(&req.out)
         .map_err(|e| format!("--out `{}`: cannot create the folder: {e}", req.out.display()))?;
@@ -1426,8 +1410,6 @@ mod tests {
             max_changes: 1,
             skilled: "mcts:heuristic:10".into(),
             strengths: Vec::new(),
-            exploration: 0.1,
-            ply_limit: 400,
             band: 0.05,
             precision: 0.05,
             race_precision: 0.10,
@@ -1438,9 +1420,13 @@ mod tests {
             random_games: 0,
             exhaustive,
             same_games: 64,
-            seed: 0,
-            threads: None,
             out: PathBuf::from("unused"),
+            play: crate::study::StudyGames {
+                seed: 0,
+                ply_limit: 400,
+                exploration: 0.1,
+                threads: None,
+            },
         };
         assert_eq!(
             RebalancePlan::new(&req(false)).unwrap().settings.race_precision,

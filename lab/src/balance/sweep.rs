@@ -94,18 +94,12 @@ pub struct SweepRequest {
     pub simulations: Option<u32>,
     /// Keep every K-th point (and the last).
     pub every: u32,
-    /// Plies after which a game ends with no result (0: none).
-    pub ply_limit: u32,
-    /// The sweep's seed.
-    pub seed: u64,
-    /// Worker threads (all cores when `None`); results do not depend on it.
-    pub threads: Option<usize>,
     /// Output folder.
     pub out: PathBuf,
-    /// Probability of a uniformly random move each ply.
-    pub exploration: f32,
     /// The x axis asked for.
     pub x: XChoice,
+    /// How the games are played: seed, ply limit, exploration, threads.
+    pub play: crate::study::StudyGames,
 }
 
 /// Every setting that decides the figures, as written into `balance-vs-strength.json` (the
@@ -191,12 +185,7 @@ impl SweepPlan {
         if req.simulations == Some(0) {
             return Err("--simulations must be at least 1".into());
         }
-        if !(req.exploration.is_finite() && (0.0..=1.0).contains(&req.exploration)) {
-            return Err(format!(
-                "--exploration: {} is not a probability; allowed: 0 to 1",
-                req.exploration
-            ));
-        }
+        req.play.check(false)?;
         let source = req.source.trim();
         let (kind, ruleset, simulations, points) = if source == LEVELS {
             let (ruleset, points) = level_points(req)?;
@@ -223,9 +212,9 @@ impl SweepPlan {
             games: req.games,
             simulations,
             every: req.every,
-            ply_limit: (req.ply_limit > 0).then_some(req.ply_limit),
-            seed: req.seed,
-            exploration: req.exploration,
+            ply_limit: req.play.limit(),
+            seed: req.play.seed,
+            exploration: req.play.exploration,
             x: req.x,
             x_axis,
         };
@@ -481,7 +470,7 @@ fn x_axis(choice: XChoice, source: Source, points: &[Point]) -> Result<XAxis, St
 /// Runs the sweep: plays the points in order, rewrites the outputs after each, prints the table.
 /// Raising `stop` ends it after the games in flight, keeping the points already finished.
 pub fn run(req: &SweepRequest, stop: &AtomicBool) -> Result<(), String> {
-    let pool = crate::work::pool(req.threads)?;
+    let pool = req.play.pool()?;
     // Planned inside the pool: networks loaded to check the plan are sized for its threads.
     let plan = pool.install(|| SweepPlan::new(req))?;
     std::fs::create_dir_all(&req.out)
