@@ -124,24 +124,18 @@ pub const MOVE_PARTS: [&str; MOVE_PART_COUNT] = [
     "exposed",
 ];
 
-/// How many classes of a square's place relative to the king there are ([`near_class`]).
+/// How many classes of a square's place relative to the king there are ([`NEAR_CLASS_NAMES`]).
 pub const NEAR_CLASSES: usize = 10;
 
-/// The names of the classes of [`near_class`], as a weights file's header lists them: the
+/// The names of the classes of a square's place relative to the king, as a weights file's header lists them: the
 /// squares apart on the nearer and the farther axis, `3` meaning three or more.
 pub const NEAR_CLASS_NAMES: [&str; NEAR_CLASSES] = [
     "0x0", "0x1", "0x2", "0x3", "1x1", "1x2", "1x3", "2x2", "2x3", "3x3",
 ];
 
-/// The class of square `sq`'s place relative to the king on `king` (`n x n` board): the
-/// distances along the two axes, each capped at 3, the smaller first (the class is the same
-/// under the board's 8 symmetries), numbered as [`NEAR_CLASS_NAMES`].
-#[cfg(test)]
-fn near_class(n: usize, king: usize, sq: usize) -> usize {
-    near_class_at((king % n, king / n), (sq % n, sq / n))
-}
-
-/// [`near_class`] from the king's and the square's (file, rank).
+/// The class of a square's place relative to the king, from the king's and the square's
+/// (file, rank): the distances along the two axes, each capped at 3, the smaller first (the
+/// class is the same under the board's 8 symmetries), numbered as [`NEAR_CLASS_NAMES`].
 fn near_class_at(king: (usize, usize), sq: (usize, usize)) -> usize {
     let dx = king.0.abs_diff(sq.0).min(3);
     let dy = king.1.abs_diff(sq.1).min(3);
@@ -153,7 +147,7 @@ fn near_class_at(king: (usize, usize), sq: (usize, usize)) -> usize {
 /// The weights of one side's moves: a move's logit is `hand x` the hand-written prior's
 /// logit `+ captures x` the enemy soldiers it takes `+ distance x` the squares it travels over
 /// the board side `+` each of [`MOVE_PARTS`] times its weight, plus, by the symmetry classes of
-/// its squares, `to[to] + from[from]` and, by their places relative to the king ([`near_class`]),
+/// its squares, `to[to] + from[from]` and, by their places relative to the king ([`NEAR_CLASS_NAMES`]),
 /// `near_to[..] + near_from[..]` for a soldier, or `king_to[to]` for the king.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PriorWeights {
@@ -171,9 +165,9 @@ pub struct PriorWeights {
     pub from: Vec<f32>,
     /// Per class of the king's destination.
     pub king_to: Vec<f32>,
-    /// Per [`near_class`] of a soldier's destination.
+    /// Per class of a soldier's destination relative to the king ([`NEAR_CLASS_NAMES`]).
     pub near_to: [f32; NEAR_CLASSES],
-    /// Per [`near_class`] of a soldier's origin.
+    /// Per class of a soldier's origin relative to the king ([`NEAR_CLASS_NAMES`]).
     pub near_from: [f32; NEAR_CLASSES],
 }
 
@@ -305,9 +299,9 @@ pub struct MoveTerms {
     pub from: u16,
     /// The symmetry class of the destination.
     pub to: u16,
-    /// The [`near_class`] of the origin (0 for a king's move).
+    /// The class of the origin relative to the king ([`NEAR_CLASS_NAMES`]) (0 for a king's move).
     pub near_from: u8,
-    /// The [`near_class`] of the destination (0 for a king's move).
+    /// The class of the destination relative to the king ([`NEAR_CLASS_NAMES`]) (0 for a king's move).
     pub near_to: u8,
 }
 
@@ -907,7 +901,9 @@ mod tests {
         // The king's place classes are those of the 8 symmetries: one class per unordered pair
         // of distances capped at 3.
         let d4 = parse_square(7, "d4").unwrap() as usize;
-        let class = |sq: &str| NEAR_CLASS_NAMES[near_class(7, d4, parse_square(7, sq).unwrap() as usize)];
+        let at = |sq: usize| (sq % 7, sq / 7);
+        let class =
+            |sq: &str| NEAR_CLASS_NAMES[near_class_at(at(d4), at(parse_square(7, sq).unwrap() as usize))];
         assert_eq!(class("d5"), "0x1");
         assert_eq!(class("c4"), "0x1");
         assert_eq!(class("e5"), "1x1");
