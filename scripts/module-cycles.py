@@ -3,8 +3,8 @@
 
     scripts/module-cycles.py [--fail-on-cycles] [CRATE_SRC_DIR ...]
 
-Default dirs: engine/src nn/src trainer/src lab/src src (relative to the repository root, the
-folder above this script). For each dir, the top-level modules are the `mod NAME;` of its crate
+Default dirs: engine/src nn/src models/src trainer/src lab/src src (relative to the repository
+root, the folder above this script). For each dir, the top-level modules are the `mod NAME;` of its crate
 root (lib.rs, else main.rs): module NAME is the file NAME.rs, or NAME/mod.rs, with everything
 under the folder NAME/. A reference to another top-level module X from a file of module Y is an
 edge Y -> X; the script prints the strongly connected components of more than one module (the
@@ -356,7 +356,7 @@ def main():
     ap.add_argument("dirs", nargs="*", help="crate source folders (default: the workspace's)")
     ap.add_argument("--fail-on-cycles", action="store_true", help="exit 1 when there is a circle")
     args = ap.parse_args()
-    dirs = args.dirs or [os.path.join(repo, d) for d in ("engine/src", "nn/src", "trainer/src", "lab/src", "src")]
+    dirs = args.dirs or [os.path.join(repo, d) for d in ("engine/src", "nn/src", "models/src", "trainer/src", "lab/src", "src")]
     any_cycle = False
     all_files = []
     for src in dirs:

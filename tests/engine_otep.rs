@@ -426,7 +426,7 @@ fn rules_no_network_fits_play_the_levels_fallback() {
             );
         }
         // OpenTafl's own Brandub is another game, but the Brandubh network was measured on it
-        // and is offered for it (trainer/src/shipped.rs, OTHER_GAMES).
+        // and is offered for it (models/src/shipped.rs, OTHER_GAMES).
         let mut engine = Engine::at_level(level, None);
         engine.plays(OPENTAFL_BRANDUB, Side::Attackers);
         let diagnostics = engine.goodbye();

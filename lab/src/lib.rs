@@ -10,8 +10,8 @@
 //!   skilled play is even (`tafl rebalance`): [`balance::rebalance::run`].
 //! - [`external_player`], over [`engine_process`]: another program, spoken to through one
 //!   of the engine protocols ([`otep`], [`htp`]: typed messages, no I/O), as a player.
-//! - [`models`] and [`shipped`] (the trainer's, re-exported): a model from a run or
-//!   checkpoint folder, or the one shipped for the rules in play.
+//! - [`models`] (the `tafl-models` crate, re-exported): a model from a run or checkpoint
+//!   folder, or the one shipped for the rules in play ([`models::shipped`]).
 //! - [`openings`]: opening suites built by play, the start positions that let a match
 //!   between skilled players measure strength under defender-favoured rules.
 //! - [`tune`]: a linear evaluation fitted to a network's values (`tafl tune`), a learned
@@ -19,8 +19,10 @@
 //! - [`limits`] and [`work`]: the bounds on what a caller may ask for, the worker pool and the
 //!   progress bars that long work shares.
 //!
-//! Depends on the engine, the network crate and the trainer (for run folders, their recorded
-//! Elo and the shipped models); the `tafl` binary is a command line over this crate.
+//! Depends on the engine, the network crate, the model store and the trainer (for the studies
+//! of training runs: the strength sweep reads a run's recorded Elo, and the charts share the
+//! trainer's plotting); players load models from the store alone. The `tafl` binary is a
+//! command line over this crate.
 //!
 //! A level's move under Brandubh, then a small balance study (what `tafl balance` runs):
 //!
@@ -58,10 +60,9 @@
 
 #![warn(missing_docs)]
 
-/// The model store, as the trainer keeps it (it loads models for its ladder too): run and
-/// checkpoint folders, their recorded Elo, and the shipped models built into the program.
-pub use tafl_trainer::{models, shipped};
-
+/// The model store (the `tafl-models` crate, below the trainer): run and checkpoint folders,
+/// and the shipped models built into the program.
+pub use tafl_models as models;
 pub mod balance;
 pub mod engine_process;
 pub mod external_player;

@@ -72,9 +72,10 @@ impl Resolved {
         // A shipped model or shipped linear weights that these rules lack.
         let missing = match &self.spec {
             PlayerSpec::Mcts { evaluator, .. } => {
-                let shipped = Some(tafl_trainer::shipped::SHIPPED_PATH);
-                (evaluator.model_path() == shipped && tafl_trainer::shipped::for_rules(ruleset).is_err())
-                    || (evaluator.linear_path() == shipped && shipped_linear(ruleset).is_err())
+                let shipped = Some(tafl_models::shipped::SHIPPED_PATH);
+                (evaluator.model_path() == shipped && tafl_models::shipped::for_rules(ruleset).is_err())
+                    || (evaluator.linear_path() == shipped
+                        && tafl_models::shipped::linear_for_rules(ruleset).is_err())
             }
             _ => false,
         };
@@ -113,12 +114,12 @@ impl Resolved {
         let PlayerSpec::Mcts { evaluator, .. } = &r.spec else {
             return format!("{} (no evaluation of its own)", r.spec);
         };
-        let shipped = tafl_trainer::shipped::SHIPPED_PATH;
+        let shipped = tafl_models::shipped::SHIPPED_PATH;
         let network = |path: &str| {
             if path != shipped {
                 return format!("the network `{path}`");
             }
-            match tafl_trainer::shipped::for_rules_fit(ruleset) {
+            match tafl_models::shipped::for_rules_fit(ruleset) {
                 Ok((m, _, fit)) => format!("the shipped network `{}`, {}", m.name, fit.describe()),
                 Err(e) => e,
             }
@@ -127,7 +128,7 @@ impl Resolved {
             if path != shipped {
                 return format!("the linear evaluation `{path}`");
             }
-            match shipped_linear_fit(ruleset) {
+            match tafl_models::shipped::linear_fit(ruleset) {
                 Some((id, fit)) => format!("the shipped linear evaluation `{id}`, {}", fit.describe()),
                 None => format!("no shipped linear evaluation for `{}`", ruleset.id()),
             }
@@ -208,7 +209,7 @@ pub fn level(n: u32) -> Result<Resolved, String> {
                 evaluator,
                 simulations,
             },
-        ) if evaluator.model_path() == Some(tafl_trainer::shipped::SHIPPED_PATH) => Some(PlayerSpec::Mcts {
+        ) if evaluator.model_path() == Some(tafl_models::shipped::SHIPPED_PATH) => Some(PlayerSpec::Mcts {
             evaluator: EvaluatorSpec::Heuristic,
             simulations: *simulations,
         }),
@@ -292,9 +293,8 @@ fn net(
         return Ok(n.clone());
     }
     let callers = rayon::current_num_threads();
-    let (n, _) =
-        tafl_trainer::models::load_evaluator_on(std::path::Path::new(path), ruleset, callers, inference)
-            .map_err(|e| format!("model `{path}`: {e}"))?;
+    let (n, _) = tafl_models::load_evaluator_on(std::path::Path::new(path), ruleset, callers, inference)
+        .map_err(|e| format!("model `{path}`: {e}"))?;
     nets.insert(key, n.clone());
     Ok(n)
 }
@@ -310,7 +310,7 @@ pub fn check(r: &Resolved) -> Result<(), String> {
             ..
         } = spec
         {
-            if path != tafl_trainer::shipped::SHIPPED_PATH {
+            if path != tafl_models::shipped::SHIPPED_PATH {
                 tafl_engine::search::LinearWeights::load(std::path::Path::new(path))?;
             }
         }
@@ -318,10 +318,10 @@ pub fn check(r: &Resolved) -> Result<(), String> {
             PlayerSpec::Mcts { evaluator, .. } => evaluator.model_path(),
             _ => None,
         } {
-            if path == tafl_trainer::shipped::SHIPPED_PATH {
+            if path == tafl_models::shipped::SHIPPED_PATH {
                 continue;
             }
-            let dir = tafl_trainer::models::checkpoint_dir(std::path::Path::new(path))
+            let dir = tafl_models::checkpoint_dir(std::path::Path::new(path))
                 .map_err(|e| format!("model `{path}`: {e}"))?;
             let manifest = tafl_nn::read_manifest(&dir).map_err(|e| format!("model `{path}`: {e}"))?;
             let ruleset = tafl_engine::Ruleset::from_file(manifest.ruleset)
@@ -330,54 +330,6 @@ pub fn check(r: &Resolved) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// The linear evaluations of `checkpoints/linear/` (built into the program), by ruleset id:
-/// `mcts:linear=shipped` plays the one of the rules in use.
-const SHIPPED_LINEAR: [(&str, &str); 4] = [
-    ("brandubh", include_str!("../../checkpoints/linear/brandubh.toml")),
-    ("tablut", include_str!("../../checkpoints/linear/tablut.toml")),
-    (
-        "hnefatafl",
-        include_str!("../../checkpoints/linear/hnefatafl.toml"),
-    ),
-    (
-        "copenhagen",
-        include_str!("../../checkpoints/linear/copenhagen.toml"),
-    ),
-];
-
-/// The shipped linear evaluation that fits `ruleset`, by the id of the built-in ruleset it was
-/// fitted under, and how it fits: matched as the shipped networks are
-/// ([`tafl_trainer::shipped::fitting`]: the same game, from any start, but for what a
-/// repetition does, or a game its network was measured on).
-pub fn shipped_linear_fit(
-    ruleset: &tafl_engine::Ruleset,
-) -> Option<(&'static str, tafl_trainer::shipped::Fit)> {
-    let own: Vec<(&'static str, tafl_engine::Ruleset)> = SHIPPED_LINEAR
-        .iter()
-        .map(|(id, _)| (*id, tafl_engine::Ruleset::builtin(id)))
-        .collect();
-    tafl_trainer::shipped::fitting(ruleset, &own)
-}
-
-/// The shipped linear weights for `ruleset` (those [`shipped_linear_fit`] finds), or why there
-/// are none.
-pub fn shipped_linear(ruleset: &tafl_engine::Ruleset) -> Result<tafl_engine::search::LinearWeights, String> {
-    let (id, text) = shipped_linear_fit(ruleset)
-        .and_then(|(id, _)| SHIPPED_LINEAR.iter().find(|(r, _)| *r == id))
-        .ok_or_else(|| {
-            format!(
-                "no shipped linear evaluation for `{}` (shipped: {})",
-                ruleset.id(),
-                SHIPPED_LINEAR.map(|(r, _)| r).join(", ")
-            )
-        })?;
-    let mut w = tafl_engine::search::LinearWeights::parse(text)
-        .map_err(|e| format!("the shipped linear weights of `{id}`: {e}"))?;
-    // Fitted under the built-in rules of the same game: valid for these.
-    w.ruleset = ruleset.id().to_string();
-    Ok(w)
 }
 
 /// The evaluator of a spec for the rules in use: classic ones, or a model checked against the rules.
@@ -408,8 +360,8 @@ pub fn evaluator_on<B: BitSet>(
 /// The linear evaluation of a weights file (`shipped`: the rules' own, built in) for the rules
 /// in use.
 fn linear_evaluation<B: BitSet>(path: &str, rules: &Rules<B>) -> Result<tafl_engine::search::Linear, String> {
-    if path == tafl_trainer::shipped::SHIPPED_PATH {
-        tafl_engine::search::Linear::new(shipped_linear(&rules.ruleset)?, rules)
+    if path == tafl_models::shipped::SHIPPED_PATH {
+        tafl_engine::search::Linear::new(tafl_models::shipped::linear_for_rules(&rules.ruleset)?, rules)
     } else {
         tafl_engine::search::Linear::load(std::path::Path::new(path), rules)
     }
@@ -498,32 +450,11 @@ mod tests {
         }
         let ruleset = tafl_engine::Ruleset::builtin("brandubh");
         let rules = Rules::<u128>::new(&ruleset).unwrap();
-        let shipped = EvaluatorSpec::Model(tafl_trainer::shipped::SHIPPED_PATH.into());
+        let shipped = EvaluatorSpec::Model(tafl_models::shipped::SHIPPED_PATH.into());
         let int8 = evaluator_on(&shipped, &rules, Some(Inference::Int8)).unwrap();
         let float = evaluator_on(&shipped, &rules, Some(Inference::OnnxRuntime)).unwrap();
         assert!(int8.name().ends_with("(int8)"), "{}", int8.name());
         assert!(!float.name().contains("int8"), "{}", float.name());
-    }
-
-    #[test]
-    fn shipped_linear_weights_follow_the_game_what_a_repetition_does_aside() {
-        let ours = shipped_linear(&tafl_engine::Ruleset::builtin("copenhagen")).unwrap();
-        // hnefatafl.org's Copenhagen: the defenders may not repeat a board, a draw at ply 141.
-        let org = tafl_engine::Ruleset::builtin("copenhagen-hnefatafl-org");
-        let theirs = shipped_linear(&org).unwrap();
-        assert_eq!(theirs.ruleset, "copenhagen-hnefatafl-org");
-        assert_eq!(
-            tafl_engine::search::LinearWeights {
-                ruleset: ours.ruleset.clone(),
-                ..theirs
-            },
-            ours
-        );
-        // An exact match comes first; another game gets none.
-        let h = shipped_linear(&tafl_engine::Ruleset::builtin("hnefatafl")).unwrap();
-        assert_ne!(h.value, ours.value);
-        let err = shipped_linear(&tafl_engine::Ruleset::builtin("fetlar")).unwrap_err();
-        assert!(err.contains("no shipped linear evaluation for `fetlar`"), "{err}");
     }
 
     #[test]

@@ -140,11 +140,11 @@ pub fn search(rs: &Ruleset, seconds: f64, players: &[String]) -> Result<(), Stri
         let mut chosen: Vec<&str> = players.iter().map(String::as_str).collect();
         if chosen.is_empty() {
             chosen.push("mcts:heuristic");
-            let linear = tafl_lab::players::shipped_linear(rs).is_ok();
+            let linear = tafl_models::shipped::linear_for_rules(rs).is_ok();
             if linear {
                 chosen.push("mcts:linear=shipped");
             }
-            if tafl_lab::shipped::for_rules(rs).is_ok() {
+            if tafl_models::shipped::for_rules(rs).is_ok() {
                 chosen.push("mcts:model=shipped");
                 chosen.push("mcts:hybrid=shipped");
                 if linear {
@@ -258,7 +258,7 @@ fn measure<B: BitSet>(rules: &Rules<B>, seconds: f64) -> (f64, f64, f64) {
 pub fn network(rs: &tafl_engine::Ruleset, seconds: f64) -> Result<(), String> {
     use tafl_nn::{forward_rate, peak_gflops, Encoder, Inference};
     let device = tafl_nn::default_device();
-    let (model, config, what) = match tafl_trainer::shipped::for_rules(rs) {
+    let (model, config, what) = match tafl_models::shipped::for_rules(rs) {
         Ok((m, own)) => {
             let (model, manifest) = tafl_nn::load_checkpoint_bytes(
                 m.manifest,
@@ -347,7 +347,7 @@ pub fn selfplay(config: &tafl_trainer::TrainConfig, games: u32) -> Result<(), St
     use tafl_nn::{BatchConfig, NetEvaluator};
     let rs = config.ruleset()?;
     let sp = &config.selfplay;
-    let (m, own) = tafl_trainer::shipped::for_rules(&rs)?;
+    let (m, own) = tafl_models::shipped::for_rules(&rs)?;
     let device = tafl_nn::default_device();
     let (model, _) = tafl_nn::load_checkpoint_bytes(
         m.manifest,

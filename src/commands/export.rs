@@ -1,7 +1,8 @@
 //! `tafl export`: the client bundle of a checkpoint (ONNX model, weights, manifest, README).
 
 use std::path::Path;
-use tafl_trainer::models::{checkpoint_dir, checkpoint_elo};
+use tafl_models::checkpoint_dir;
+use tafl_trainer::state::checkpoint_elo;
 
 /// The arguments of `tafl export`.
 #[derive(clap::Args, Debug)]
@@ -73,7 +74,7 @@ fn check_destination(out: &Path, checkpoint: &Path) -> Result<(), String> {
         return Err(format!("--out `{shown}` is a file, not a folder"));
     }
     // The folder as it will be: its deepest existing ancestor resolved, the rest appended.
-    let resolved = tafl_trainer::run_dir::resolved_path(out).map_err(|e| format!("--out `{shown}`: {e}"))?;
+    let resolved = tafl_models::run_dir::resolved_path(out).map_err(|e| format!("--out `{shown}`: {e}"))?;
     if let Ok(source) = checkpoint.canonicalize() {
         if resolved == source {
             return Err(format!(
@@ -81,7 +82,7 @@ fn check_destination(out: &Path, checkpoint: &Path) -> Result<(), String> {
             ));
         }
     }
-    if let Some(run) = tafl_trainer::run_dir::run_holding(out) {
+    if let Some(run) = tafl_models::run_dir::run_holding(out) {
         return Err(format!(
             "--out `{shown}` is inside the training run `{}`: an export there would replace or add a manifest.json in the run (breaking `mcts:model=RUN` and `tafl export RUN`); export into a folder outside it",
             run.display()

@@ -164,8 +164,8 @@ fn draw(path: &Path, history: &[IterationSummary], subtitle: &str) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run_dir::LEARNING_CURVE_FILE;
     use std::path::PathBuf;
+    use tafl_models::run_dir::LEARNING_CURVE_FILE;
 
     fn temp_dir(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("tafl-curve-{name}-{}", std::process::id()));

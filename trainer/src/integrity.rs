@@ -5,7 +5,6 @@
 
 use crate::arena::Contender;
 use crate::config::TrainConfig;
-use crate::run_dir::RunDir;
 use crate::state::{IterationSummary, Phase, RunState};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -15,6 +14,7 @@ use tafl_engine::{
     search::{Evaluator, EvaluatorSpec, PlayerSpec},
     BitSet, Ruleset,
 };
+use tafl_models::run_dir::RunDir;
 use tafl_nn::{read_manifest, MANIFEST_FILE};
 
 /// An exclusive lock on a run folder, held until dropped. The operating system releases it
@@ -274,7 +274,7 @@ pub fn missing_shard_files(folder: &Path) -> Vec<String> {
             format!(
                 "{}",
                 folder
-                    .join(format!("{}.{ext}", crate::run_dir::shard_name(k.into())))
+                    .join(format!("{}.{ext}", tafl_models::run_dir::shard_name(k.into())))
                     .display()
             )
         })
@@ -319,7 +319,7 @@ fn anchor_model(anchor: &str) -> Option<String> {
 pub fn check_model_anchors(config: &TrainConfig, ruleset: &Ruleset) -> Result<(), String> {
     for (key, anchor) in config.arena.all_anchors() {
         if let Some(path) = anchor_model(anchor) {
-            crate::models::load_evaluator(Path::new(&path), ruleset, 1)
+            tafl_models::load_evaluator(Path::new(&path), ruleset, 1)
                 .map_err(|e| format!("key `{key}`: `{anchor}`: {e}"))?;
         }
     }
@@ -336,7 +336,7 @@ pub fn anchor_contender<B: BitSet>(
     let spec = PlayerSpec::parse(anchor)?;
     let net = match anchor_model(anchor) {
         Some(path) => {
-            let (net, _) = crate::models::load_evaluator(Path::new(&path), ruleset, callers)
+            let (net, _) = tafl_models::load_evaluator(Path::new(&path), ruleset, callers)
                 .map_err(|e| format!("ladder anchor `{anchor}`: {e}"))?;
             Some(net as Arc<dyn Evaluator<B>>)
         }

@@ -24,7 +24,6 @@
 
 use crate::arena::{play_suite_match, Contender};
 use crate::config::ArenaSection;
-use crate::run_dir::RunDir;
 use crate::state::{IterationSummary, LadderResult, LadderSides};
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,6 +31,7 @@ use tafl_engine::{
     search::{Evaluator, MatchSettings, Openings, ThinkingLimit},
     BitSet, Position, Rules, Ruleset,
 };
+use tafl_models::run_dir::RunDir;
 
 /// Which finished iterations `tafl ladder` measures, and whether again.
 #[derive(Clone, Debug, Default)]

@@ -11,14 +11,11 @@ pub mod events;
 pub mod integrity;
 pub mod ladder;
 pub mod learn;
-pub mod models;
 pub mod plot;
 pub mod records;
 pub mod run;
-pub mod run_dir;
 pub mod selfplay;
 pub mod shard;
-pub mod shipped;
 mod stages;
 pub mod state;
 pub mod suites;
@@ -28,4 +25,3 @@ pub use run::{
     ladder, resume, run_stage, selfplay_games, selfplay_plan, start, LadderRequest, RunState, Stage,
     TrainOptions,
 };
-pub use run_dir::RunDir;

@@ -9,8 +9,6 @@
 use crate::config::TrainConfig;
 use crate::events::{Events, RunLog};
 pub use crate::ladder::LadderRequest;
-use crate::run_dir::RunDir;
-pub use crate::run_dir::STATE_FILE;
 pub use crate::stages::TrainOptions;
 use crate::stages::Trainer;
 pub use crate::state::{
@@ -20,6 +18,8 @@ pub use crate::state::{
 use std::path::Path;
 use std::time::Instant;
 use tafl_engine::{with_board, BitSet, Ruleset};
+use tafl_models::run_dir::RunDir;
+use tafl_models::run_dir::STATE_FILE;
 use tafl_nn::burn::prelude::Device;
 use tafl_nn::{default_device, save_checkpoint, write_atomic, Manifest, TaflNet};
 
@@ -193,7 +193,7 @@ fn start_network(
     let Some(start) = &config.model.start else {
         return Ok((shape.init(device), 0));
     };
-    let (model, manifest) = crate::models::load_model(Path::new(start), ruleset, device)
+    let (model, manifest) = tafl_models::load_model(Path::new(start), ruleset, device)
         .map_err(|e| format!("config `{config_name}`: key `model.start`: {e}"))?;
     if manifest.model != shape {
         let (m, c) = (&manifest.model, &shape);

@@ -4,12 +4,12 @@
 //! nothing of the loop that writes it.
 
 use crate::config::TeacherEvaluator;
-use crate::run_dir::RunDir;
 use crate::selfplay::SelfPlayStats;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use tafl_engine::stats::Elo;
+use tafl_models::run_dir::RunDir;
 use tafl_nn::{write_atomic, EloInfo, EloResult};
 
 /// The part of an iteration a run is in.
@@ -296,6 +296,19 @@ pub struct PretrainSummary {
     pub heuristic: crate::records::AgreementFigures,
 }
 
+/// The Elo a training run recorded for the checkpoint folder `dir`: `Ok(None)` unless `dir`
+/// is `RUN/checkpoints/iter-NNNN` of a run folder with a state file.
+pub fn checkpoint_elo(dir: &Path) -> Result<Option<EloInfo>, String> {
+    let Some((run, iteration)) = RunDir::of_checkpoint(dir) else {
+        return Ok(None);
+    };
+    if !run.is_run() {
+        return Ok(None);
+    }
+    let state = RunState::load(run.path())?;
+    Ok(Some(state.elo_of(iteration)))
+}
+
 impl RunState {
     /// Reads `RUN/state.json`.
     pub fn load(dir: &Path) -> Result<RunState, String> {
@@ -407,5 +420,56 @@ impl RunState {
     pub fn save(&self, dir: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
         write_atomic(&RunDir::new(dir).state_file(), text.as_bytes()).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The model store reads a run's best checkpoint from this file without the loop's types:
+    /// what this state saves is what it finds, and what `checkpoint_elo` reads back.
+    #[test]
+    fn the_model_store_finds_the_best_checkpoint_this_state_saves() {
+        let dir = std::env::temp_dir().join(format!("tafl-state-best-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let promoted = |iteration, elo: f64| IterationSummary {
+            iteration,
+            promoted: true,
+            arena_elo: Some(Elo {
+                elo,
+                low: elo - 50.0,
+                high: elo + 50.0,
+            }),
+            ..IterationSummary::default()
+        };
+        let state = RunState {
+            iteration: 4,
+            phase: Phase::SelfPlay,
+            best: 2,
+            latest: 3,
+            history: vec![
+                promoted(1, 30.0),
+                promoted(2, 20.0),
+                IterationSummary {
+                    iteration: 3,
+                    ..IterationSummary::default()
+                },
+            ],
+            current: IterationSummary::default(),
+            pretrain: None,
+        };
+        state.save(&dir).unwrap();
+        let run = RunDir::new(&dir);
+        assert_eq!(tafl_models::checkpoint_dir(&dir), Ok(run.checkpoint(2)));
+        let info = checkpoint_elo(&run.checkpoint(2)).unwrap().unwrap();
+        assert!(info.best_in_run);
+        assert_eq!(
+            info.arena.map(|a| (a.opponent, a.measured.elo)),
+            Some(("iter-1".to_string(), 20.0))
+        );
+        assert_eq!(checkpoint_elo(&dir.join("elsewhere")), Ok(None));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

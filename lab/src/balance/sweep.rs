@@ -21,8 +21,9 @@ use tafl_engine::{
     search::{EvaluatorSpec, PlayerSpec},
     with_board, Ruleset,
 };
-use tafl_trainer::run::{OriginElo, RunState, STATE_FILE};
-use tafl_trainer::RunDir;
+use tafl_models::run_dir::STATE_FILE;
+use tafl_models::RunDir;
+use tafl_trainer::run::{OriginElo, RunState};
 
 /// Games per point unless `--games` says otherwise: enough for a ±7 percentage point interval
 /// at an even share, cheap enough to sweep a few dozen checkpoints of a small run.

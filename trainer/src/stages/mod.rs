@@ -10,13 +10,13 @@ mod selfplay;
 
 use crate::config::TrainConfig;
 use crate::events::{Events, RunLog};
-use crate::run_dir::RunDir;
 use crate::state::{Phase, RunState};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tafl_engine::{BitSet, Rules, Ruleset};
+use tafl_models::run_dir::RunDir;
 use tafl_nn::{default_device, load_checkpoint, BatchConfig, NetEvaluator};
 
 /// Options of `tafl train` beyond the config.

@@ -4,7 +4,6 @@
 
 use super::{SharedEvaluator, Trainer};
 use crate::config::{SelfPlaySection, TeacherEvaluator};
-use crate::run_dir::shard_name;
 use crate::selfplay::{play_game, SelfPlayStats};
 use crate::shard::{read_shard_games, write_shard, ShardGames};
 use crate::state::{Phase, RunState};
@@ -18,6 +17,7 @@ use tafl_engine::{
     search::{Evaluator, Heuristic, Rollout},
     BitSet, Side,
 };
+use tafl_models::run_dir::shard_name;
 use tafl_nn::{write_atomic, Encoder, NetEvaluator, Sample};
 
 impl<B: BitSet> Trainer<'_, B> {
@@ -437,7 +437,7 @@ pub(crate) struct SelfPlayGames<'a> {
 /// Refuses a `--out` folder of `tafl selfplay --games` that is, or lies inside, a run folder:
 /// shards written there would be read as the run's own.
 pub(crate) fn refuse_out_in_run(out: &Path) -> Result<(), String> {
-    match crate::run_dir::run_holding(out) {
+    match tafl_models::run_dir::run_holding(out) {
         Some(run) => Err(format!(
             "--out `{}` is inside the run folder `{}`: shards written there would be taken for the run's own; give a folder outside every run (the games' shards are moved into a run by its driver)",
             out.display(),

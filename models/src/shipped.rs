@@ -1,9 +1,11 @@
 //! Models built into the program: the small networks committed under `checkpoints/<name>/`
-//! (see `checkpoints/README.md` for how each was trained). A player names them as
-//! `mcts:model=shipped`, which picks the one trained for the rules in use.
+//! and the linear evaluations of `checkpoints/linear/` (see `checkpoints/README.md` for how
+//! each was made). A player names them as `mcts:model=shipped` and `mcts:linear=shipped`,
+//! which pick the one made for the game the rules in use describe.
 
 use std::path::Path;
 use std::sync::Arc;
+use tafl_engine::search::LinearWeights;
 use tafl_engine::Ruleset;
 use tafl_nn::burn::prelude::Device;
 use tafl_nn::{load_checkpoint_bytes, Inference, Manifest, NetEvaluator, TaflNet};
@@ -180,6 +182,53 @@ pub fn load_evaluator_on(
     ))
 }
 
+/// The linear evaluations of `checkpoints/linear/` (built into the program), by the id of the
+/// built-in ruleset each was fitted under: `mcts:linear=shipped` plays the one that fits the
+/// rules in use ([`linear_for_rules`]), as `mcts:model=shipped` plays a network.
+const SHIPPED_LINEAR: [(&str, &str); 4] = [
+    ("brandubh", include_str!("../../checkpoints/linear/brandubh.toml")),
+    ("tablut", include_str!("../../checkpoints/linear/tablut.toml")),
+    (
+        "hnefatafl",
+        include_str!("../../checkpoints/linear/hnefatafl.toml"),
+    ),
+    (
+        "copenhagen",
+        include_str!("../../checkpoints/linear/copenhagen.toml"),
+    ),
+];
+
+/// The shipped linear evaluation that fits `ruleset`, by the id of the built-in ruleset it was
+/// fitted under, and how it fits: matched as the shipped networks are ([`fitting`]: the same
+/// game, from any start, but for what a repetition does, or a game its network was measured
+/// on), so that a level plays the same game with either.
+pub fn linear_fit(ruleset: &Ruleset) -> Option<(&'static str, Fit)> {
+    let own: Vec<(&'static str, Ruleset)> = SHIPPED_LINEAR
+        .iter()
+        .map(|(id, _)| (*id, Ruleset::builtin(id)))
+        .collect();
+    fitting(ruleset, &own)
+}
+
+/// The shipped linear weights for `ruleset` (those [`linear_fit`] finds), or why there are
+/// none.
+pub fn linear_for_rules(ruleset: &Ruleset) -> Result<LinearWeights, String> {
+    let (id, text) = linear_fit(ruleset)
+        .and_then(|(id, _)| SHIPPED_LINEAR.iter().find(|(r, _)| *r == id))
+        .ok_or_else(|| {
+            format!(
+                "no shipped linear evaluation for `{}` (shipped: {})",
+                ruleset.id(),
+                SHIPPED_LINEAR.map(|(r, _)| r).join(", ")
+            )
+        })?;
+    let mut w =
+        LinearWeights::parse(text).map_err(|e| format!("the shipped linear weights of `{id}`: {e}"))?;
+    // Fitted under the built-in rules of the same game: valid for these.
+    w.ruleset = ruleset.id().to_string();
+    Ok(w)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,5 +305,26 @@ mod tests {
         assert!(imported.file.position.is_some() && imported.file.setup.is_none());
         let (_, manifest) = load_evaluator(&imported, 1).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(manifest.ruleset_id, "tablut");
+    }
+
+    #[test]
+    fn shipped_linear_weights_follow_the_game_what_a_repetition_does_aside() {
+        let ours = linear_for_rules(&Ruleset::builtin("copenhagen")).unwrap();
+        // hnefatafl.org's Copenhagen: the defenders may not repeat a board, a draw at ply 141.
+        let org = Ruleset::builtin("copenhagen-hnefatafl-org");
+        let theirs = linear_for_rules(&org).unwrap();
+        assert_eq!(theirs.ruleset, "copenhagen-hnefatafl-org");
+        assert_eq!(
+            LinearWeights {
+                ruleset: ours.ruleset.clone(),
+                ..theirs
+            },
+            ours
+        );
+        // An exact match comes first; another game gets none.
+        let h = linear_for_rules(&Ruleset::builtin("hnefatafl")).unwrap();
+        assert_ne!(h.value, ours.value);
+        let err = linear_for_rules(&Ruleset::builtin("fetlar")).unwrap_err();
+        assert!(err.contains("no shipped linear evaluation for `fetlar`"), "{err}");
     }
 }

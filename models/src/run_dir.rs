@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// The state file's name.
 pub const STATE_FILE: &str = "state.json";
-/// The learning curve's file name in a run folder (drawn by [`crate::curve`]).
+/// The learning curve's file name in a run folder (drawn by the trainer's `curve`).
 pub const LEARNING_CURVE_FILE: &str = "learning-curve.png";
 /// The config's name in a run folder.
 pub const CONFIG_FILE: &str = "config.toml";
