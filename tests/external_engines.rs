@@ -193,6 +193,57 @@ fn a_program_that_answers_an_illegal_move_loses_every_game_and_the_report_says_w
     assert!(!ok && err.contains("/nonexistent/engine"), "{err}");
 }
 
+/// A bot for `htp-host:` in bash: it connects to the address after its `--host` (port
+/// 49152, as hnefatafl.org's engine does) and relays the host's bare lines to our own HTP
+/// engine over a pipe: `play` is passed on, `generate_move` passed on and its answer sent back
+/// without the `= `. Written to a file, as the command line of a player cannot nest quotes.
+fn host_relay(dir: &std::path::Path, engine_args: &str) -> String {
+    let script = dir.join("relay.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "exec 3<>/dev/tcp/$2/49152\n\
+             coproc E {{ {}; }}\n\
+             echo 'board_size 7' >&${{E[1]}}; read -r a <&${{E[0]}}\n\
+             while read -r w r <&3; do\n\
+               case $w in\n\
+                 play) echo \"play $r\" >&${{E[1]}}; read -r a <&${{E[0]}};;\n\
+                 generate_move) echo \"generate_move $r\" >&${{E[1]}}; read -r a <&${{E[0]}}; echo \"${{a#= }}\" >&3;;\n\
+               esac\n\
+             done\n",
+            engine(engine_args)
+        ),
+    )
+    .unwrap();
+    format!("htp-host:bash {}", script.display())
+}
+
+#[test]
+fn a_program_that_connects_to_us_plays_through_htp_host() {
+    // Our HTP engine behind the relay: whole games, two at once (each bot on its own loopback
+    // address), reproducible as through stdin.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("htp-host");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bot = host_relay(&dir, "--protocol htp --rules brandubh --player mcts:heuristic:40");
+    let first = arena("mcts:heuristic:40", &bot, &[]);
+    assert!(first.contains("htp-host:bash "), "{first}");
+    assert_eq!(arena("mcts:heuristic:40", &bot, &[]), first);
+    // The same engine through stdin plays the same games.
+    let htp = format!(
+        "htp:{}",
+        engine("--protocol htp --rules brandubh --player mcts:heuristic:40")
+    );
+    let table = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| {
+                l.starts_with("attackers") || l.starts_with("defenders") || l.starts_with("average length")
+            })
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(table(&arena("mcts:heuristic:40", &htp, &[])), table(&first));
+}
+
 #[test]
 fn the_external_match_script_plays_pairs_keeps_them_and_runs_the_network_as_asked() {
     // checkpoints/measure-external.sh with our own HTP engine standing in for hnefatafl.org's,

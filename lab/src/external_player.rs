@@ -1,6 +1,7 @@
 //! The host side of the engine protocols: another program as a player (`htp:COMMAND`,
-//! `otep:COMMAND`), told every move of the game and asked for its own, through the same
-//! message types and parsers that our engine side uses ([`crate::htp`], [`crate::otep`]).
+//! `htp-host:COMMAND`, `otep:COMMAND`), told every move of the game and asked for its own,
+//! through the same message types and parsers that our engine side uses ([`crate::htp`],
+//! [`crate::otep`]).
 //!
 //! Every reply is parsed to a typed value and checked against the game's rules. A program
 //! that answers with an illegal or malformed move, resigns, crashes or goes silent loses the
@@ -18,9 +19,12 @@
 use crate::engine_process::{EngineProcess, ReplyError};
 use crate::htp::{parse_answer, parse_generated, Request, Role};
 use crate::otep::{Message, Reply};
+use std::io::{BufReader, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 use tafl_engine::{
     formats::{board_record, otn_move_text, parse_move},
+    input::{read_line, Line, LINE_LIMIT},
     parse_square,
     search::{Clock, EngineProtocol, ExternalPlayer, Stop, ThinkingLimit},
     square_name, BitSet, Game, Move, Outcome, Position, Reason, Rules, Side,
@@ -37,16 +41,24 @@ pub const CLOCK_GRACE: Duration = Duration::from_secs(2);
 /// search's progress and a table of escape routes).
 const MAX_OTHER_LINES: usize = 2000;
 
-/// Starts the program of an `htp:` or `otep:` player for a game under `rules`.
+/// The port hnefatafl.org's engine connects to in its `--host ADDRESS` mode (its
+/// `SERVER_PORT`, fixed: games side by side listen on different loopback addresses).
+pub const HTP_HOST_PORT: u16 = 49152;
+
+/// Starts the program of an `htp:`, `htp-host:` or `otep:` player for a game under `rules`.
 pub fn start<B: BitSet>(
     protocol: EngineProtocol,
     command: &str,
     rules: &Rules<B>,
 ) -> Result<Box<dyn ExternalPlayer<B>>, String> {
+    if protocol == EngineProtocol::HtpHost {
+        return Ok(Box::new(HtpHostPlayer::start(command, rules)?));
+    }
     let process = EngineProcess::start(command)?;
     match protocol {
         EngineProtocol::Htp => Ok(Box::new(HtpPlayer::start(process, rules)?)),
         EngineProtocol::Otep => Ok(Box::new(OtepPlayer::start(process, rules)?)),
+        EngineProtocol::HtpHost => unreachable!("started above"),
     }
 }
 
@@ -71,6 +83,37 @@ fn mover<B: BitSet>(game: &Game<B>, i: usize) -> Side {
 /// `mv` when it is legal for the side to move in `game`.
 fn legal<B: BitSet>(rules: &Rules<B>, game: &Game<B>, mv: Move) -> bool {
     game.moves(rules).contains(&mv)
+}
+
+/// The HTP line that tells a program the `i`-th move of `game`, `mv`.
+fn played<B: BitSet>(n: usize, game: &Game<B>, i: usize, mv: Move) -> Request {
+    let vertex = |sq| square_name(n, sq).to_string().to_ascii_uppercase();
+    Request::Play {
+        role: Role::of(mover(game, i)),
+        from: vertex(mv.from),
+        to: vertex(mv.to),
+    }
+}
+
+/// The move of a `generate_move` answer (`play ROLE FROM TO`), for the side to move in `game`
+/// and legal under `rules`; else why not.
+fn generated_move<B: BitSet>(rules: &Rules<B>, game: &Game<B>, text: &str) -> Result<Move, String> {
+    let side = game.position().to_move();
+    let mv = match parse_generated(text)? {
+        Request::Resign(_) => return Err("it resigned".into()),
+        Request::Play { role, from, to } => {
+            if role != Role::of(side) {
+                return Err(format!("a move for the {}, not the {side}", role.side()));
+            }
+            let square = |t: &str| parse_square(rules.n, &t.to_ascii_lowercase()).map_err(|e| e.to_string());
+            Move::new(square(&from)?, square(&to)?)
+        }
+        _ => return Err("not a move".into()),
+    };
+    if !legal(rules, game, mv) {
+        return Err("an illegal move".into());
+    }
+    Ok(mv)
 }
 
 /// What ends the game when a program fails while `side` is its side.
@@ -145,10 +188,6 @@ impl HtpPlayer {
         )))
     }
 
-    fn vertex(&self, sq: tafl_engine::Sq) -> String {
-        square_name(self.n, sq).to_string().to_ascii_uppercase()
-    }
-
     /// The program refused to go on: its own rules ended the game (its `final_status`), or
     /// `otherwise` when they did not.
     fn its_rules(&mut self, what: String, otherwise: Stop) -> Stop {
@@ -200,11 +239,7 @@ impl<B: BitSet> ExternalPlayer<B> for HtpPlayer {
         }
         // Tell it the moves since it last moved (the opening's, the opponent's).
         for (i, p) in game.history().iter().enumerate().skip(self.synced) {
-            let asked = Request::Play {
-                role: Role::of(mover(game, i)),
-                from: self.vertex(p.mv.from),
-                to: self.vertex(p.mv.to),
-            };
+            let asked = played(self.n, game, i, p.mv);
             match self.ask(&asked, SETUP_REPLY) {
                 Ok(Ok(_)) => {}
                 Ok(Err(e)) => {
@@ -236,21 +271,7 @@ impl<B: BitSet> ExternalPlayer<B> for HtpPlayer {
                 format!("engine `{name}` ({side}): `{asked}` answered `= {text}`: {why}"),
             )
         };
-        let mv = match parse_generated(&text).map_err(bad)? {
-            Request::Resign(_) => return Err(bad("it resigned".into())),
-            Request::Play { role, from, to } => {
-                if role != Role::of(side) {
-                    return Err(bad(format!("a move for the {}, not the {side}", role.side())));
-                }
-                let square =
-                    |t: &str| parse_square(self.n, &t.to_ascii_lowercase()).map_err(|e| bad(e.to_string()));
-                Move::new(square(&from)?, square(&to)?)
-            }
-            _ => return Err(bad("not a move".into())),
-        };
-        if !legal(rules, game, mv) {
-            return Err(bad("an illegal move".into()));
-        }
+        let mv = generated_move(rules, game, &text).map_err(bad)?;
         // It has played the move in its own game.
         self.synced += 1;
         Ok(mv)
@@ -260,6 +281,176 @@ impl<B: BitSet> ExternalPlayer<B> for HtpPlayer {
 impl Drop for HtpPlayer {
     fn drop(&mut self) {
         let _ = self.process.send(&Request::Quit.to_string());
+    }
+}
+
+/// A program of hnefatafl.org's family as a bot that connects to us (`htp-host:COMMAND`):
+/// started as COMMAND `--host 127.0.0.K`, it connects to that address at [`HTP_HOST_PORT`].
+/// This is the mode in which `hnefatafl-text-protocol` plays the AI its flags choose (`--ai
+/// monte-carlo --seconds S`, `--ai basic --depth D`); over stdin (`htp:`) it searches
+/// alpha-beta at depth 4 whatever its flags say (hnefatafl-copenhagen 6.4.1). The host sends
+/// bare lines: `play ROLE FROM TO`, not answered, and `generate_move ROLE`, answered `play
+/// ROLE FROM TO`. The bot keeps the rules' start position (no setup) and exits when its game
+/// ends; what it prints on stdout is read and dropped.
+struct HtpHostPlayer {
+    process: EngineProcess,
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+    n: usize,
+    /// Moves of the game the bot has been told (or played itself).
+    synced: usize,
+    /// Whether the start position was checked (at the first move asked for).
+    started: bool,
+}
+
+impl HtpHostPlayer {
+    fn start<B: BitSet>(command: &str, rules: &Rules<B>) -> Result<HtpHostPlayer, String> {
+        // The first free loopback address: 127.0.0.2 upwards (games side by side each get
+        // their own), 127.0.0.1 last (the one systems without the whole 127/8 have).
+        let listener = (2..=254u8)
+            .chain([1])
+            .find_map(|k| TcpListener::bind((Ipv4Addr::new(127, 0, 0, k), HTP_HOST_PORT)).ok())
+            .ok_or_else(|| {
+                format!("engine `{command}`: no loopback address is free at port {HTP_HOST_PORT} to host it")
+            })?;
+        let address = listener
+            .local_addr()
+            .map_err(|e| format!("engine `{command}`: {e}"))?
+            .ip();
+        let mut process = EngineProcess::start(&format!("{command} --host {address}"))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| format!("engine `{command}`: {e}"))?;
+        let deadline = Instant::now() + SETUP_REPLY;
+        let stream = loop {
+            match listener.accept() {
+                Ok((stream, _)) => break stream,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(format!("engine `{command}`: accepting its connection: {e}")),
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "engine `{command}`: it did not connect to {address}:{HTP_HOST_PORT} within {} s{}",
+                    SETUP_REPLY.as_secs(),
+                    process.stderr_tail()
+                ));
+            }
+            // Waiting, read what it prints: a program that exited says so here.
+            if let Err(ReplyError::Closed) = process.receive(Duration::from_millis(20)) {
+                return Err(format!(
+                    "engine `{command}`: it exited before connecting to {address}:{HTP_HOST_PORT}{}",
+                    process.stderr_tail()
+                ));
+            }
+        };
+        let fail = |e: std::io::Error| format!("engine `{command}`: its connection: {e}");
+        stream.set_nonblocking(false).map_err(fail)?;
+        stream.set_nodelay(true).map_err(fail)?;
+        let writer = stream.try_clone().map_err(fail)?;
+        Ok(HtpHostPlayer {
+            process,
+            reader: BufReader::new(stream),
+            writer,
+            n: rules.n,
+            synced: 0,
+            started: false,
+        })
+    }
+
+    /// Sends one line over the connection.
+    fn send(&mut self, line: &str) -> Result<(), ReplyError> {
+        self.writer
+            .write_all(format!("{line}\n").as_bytes())
+            .and_then(|()| self.writer.flush())
+            .map_err(|e| ReplyError::Io(format!("writing `{line}`: {e}")))
+    }
+
+    /// The next line over the connection that is not blank, within `wait`.
+    fn receive(&mut self, wait: Duration) -> Result<String, ReplyError> {
+        let deadline = Instant::now() + wait;
+        for _ in 0..MAX_OTHER_LINES {
+            // Drop what it printed meanwhile (its search's progress), so that it never fills.
+            while self.process.receive(Duration::ZERO).is_ok() {}
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(ReplyError::Timeout(wait));
+            }
+            let stream = self.reader.get_ref();
+            stream
+                .set_read_timeout(Some(left))
+                .map_err(|e| ReplyError::Io(e.to_string()))?;
+            match read_line(&mut self.reader, LINE_LIMIT) {
+                Ok(Line::Bytes(b)) => {
+                    let text = String::from_utf8_lossy(&b).trim().to_string();
+                    if !text.is_empty() {
+                        return Ok(text);
+                    }
+                }
+                Ok(Line::TooLong(n)) => return Err(ReplyError::TooLong(n)),
+                Ok(Line::End) => return Err(ReplyError::Closed),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Err(ReplyError::Timeout(wait))
+                }
+                Err(e) => return Err(ReplyError::Io(e.to_string())),
+            }
+        }
+        Err(ReplyError::Io(format!(
+            "more than {MAX_OTHER_LINES} blank lines without a move"
+        )))
+    }
+}
+
+impl<B: BitSet> ExternalPlayer<B> for HtpHostPlayer {
+    fn choose(
+        &mut self,
+        rules: &Rules<B>,
+        game: &Game<B>,
+        limit: ThinkingLimit,
+        clock: Option<Clock>,
+    ) -> Result<Move, Stop> {
+        let side = game.position().to_move();
+        let name = self.process.name().to_string();
+        if !self.started {
+            self.started = true;
+            if *game.start() != Position::start(rules) {
+                return Err(Stop {
+                    outcome: Outcome::no_result(),
+                    why: format!(
+                        "engine `{name}`: HTP cannot set up a position; games start from the rules' start"
+                    ),
+                });
+            }
+        }
+        // Tell it the moves since it last moved (the opening's, the opponent's). A move its
+        // rules refuse ends its program, which the next read finds.
+        for (i, p) in game.history().iter().enumerate().skip(self.synced) {
+            let told = played(self.n, game, i, p.mv);
+            if let Err(e) = self.send(&told.to_string()) {
+                return Err(no_reply(&self.process, side, &told.to_string(), &e, false));
+            }
+        }
+        self.synced = game.history().len();
+        let asked = Request::GenerateMove(Some(Role::of(side)));
+        let (wait, timed) = move_wait(limit, clock);
+        let text = match self.send(&asked.to_string()).and_then(|()| self.receive(wait)) {
+            Ok(text) => text,
+            Err(e) => return Err(no_reply(&self.process, side, &asked.to_string(), &e, timed)),
+        };
+        let bad = |why: String| {
+            forfeit(
+                side,
+                format!("engine `{name}` ({side}): `{asked}` answered `{text}`: {why}"),
+            )
+        };
+        let mv = generated_move(rules, game, &text).map_err(bad)?;
+        // It has played the move in its own game.
+        self.synced += 1;
+        Ok(mv)
     }
 }
 
@@ -584,5 +775,111 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.contains("/nonexistent/engine"), "{e}");
+    }
+
+    /// A bot in bash for `htp-host:` that connects to the address after its `--host` and
+    /// answers `generate_move` with `generate` (shell commands, their output sent back).
+    fn host_fake(generate: &str) -> String {
+        format!(
+            "bash -c 'exec 3<>/dev/tcp/$2/{HTP_HOST_PORT}; while read -r w r <&3; do case $w in generate_move) {{ {generate}; }} >&3;; esac; done' bot"
+        )
+    }
+
+    #[test]
+    fn htp_host_bad_replies_lose_the_game_with_the_line_named() {
+        let host = EngineProtocol::HtpHost;
+        for (generate, needles) in [
+            // The side not asked for (the role asked is in $r).
+            (
+                "[ $r = attacker ] && echo play defender a1 a2 || echo play attacker a1 a2",
+                &["a move for the", "answered `play "][..],
+            ),
+            (
+                "echo play attacker resigns; echo play defender resigns",
+                &["it resigned"],
+            ),
+            (
+                "echo hello",
+                &["expected `play ROLE FROM TO`", "answered `hello`"],
+            ),
+            // Its connection closes: it exited.
+            ("exit 0", &["generate_move", "closed"]),
+        ] {
+            let command = host_fake(generate);
+            let (game, side, stop) = play(host, &command, ThinkingLimit::Simulations);
+            let why = &stop.why;
+            assert_eq!(
+                game.outcome(),
+                Some(Outcome::win(side.opponent(), Reason::Forfeit)),
+                "{why}"
+            );
+            assert_eq!(game.ply(), 0, "no move was played: {why}");
+            assert!(why.contains("engine `bash -c"), "names the engine: {why}");
+            for n in needles {
+                assert!(why.contains(n), "`{n}` in: {why}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_htp_host_bot_is_told_the_moves_and_its_move_is_played() {
+        // The bot writes what it is told to a file and answers the first legal attackers'
+        // move our engine lists, written into it here.
+        let rules = brandubh();
+        let game = Game::new(&rules);
+        let side = game.position().to_move();
+        let mv = game.moves(&rules)[0];
+        let told = std::env::temp_dir().join(format!("tafl-htp-host-{}.txt", std::process::id()));
+        let answer = played(rules.n, &game, 0, mv).to_string();
+        let command = format!(
+            "bash -c 'exec 3<>/dev/tcp/$2/{HTP_HOST_PORT}; while read -r l <&3; do echo $l >> {}; case $l in generate_move*) echo {answer} >&3;; esac; done' bot",
+            told.display()
+        );
+        let mut program = start(EngineProtocol::HtpHost, &command, &rules).unwrap();
+        let got = program
+            .choose(&rules, &game, ThinkingLimit::Simulations, None)
+            .unwrap_or_else(|s| panic!("{}", s.why));
+        assert_eq!(got, mv);
+        // Told our reply and asked again: it hears the move it did not play, then the question.
+        let mut next = game.clone();
+        next.play(&rules, mv).unwrap();
+        let reply = next.moves(&rules)[0];
+        next.play(&rules, reply).unwrap();
+        let e = program
+            .choose(&rules, &next, ThinkingLimit::Simulations, None)
+            .err()
+            .expect("its answer is the attackers' first move again, now illegal");
+        assert!(
+            e.why.contains("an illegal move") || e.why.contains("a move for the"),
+            "{}",
+            e.why
+        );
+        let lines = std::fs::read_to_string(&told).unwrap();
+        std::fs::remove_file(&told).ok();
+        let role = Role::of(side);
+        let other = Role::of(side.opponent());
+        let reply_line = played(rules.n, &next, 1, reply).to_string();
+        assert_eq!(
+            lines.lines().collect::<Vec<_>>(),
+            [
+                format!("generate_move {}", role.name()),
+                reply_line,
+                format!("generate_move {}", role.name()),
+            ],
+            "the {} move was told, not the bot's own",
+            other.name()
+        );
+    }
+
+    #[test]
+    fn an_htp_host_bot_that_never_connects_is_refused_with_its_name() {
+        let rules = brandubh();
+        let e = start(EngineProtocol::HtpHost, "sh -c 'exit 3'", &rules)
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("engine `sh -c") && e.contains("exited before connecting"),
+            "{e}"
+        );
     }
 }

@@ -16,8 +16,10 @@ use tafl_lab::players::{build, Resolved};
 #[derive(clap::Args, Debug)]
 pub struct ArenaArgs {
     /// Player A (`random`, `greedy`, `mcts:rollout:800`, `level:3`, ...), or another
-    /// program through its engine protocol: `htp:COMMAND` (hnefatafl.org's), `otep:COMMAND`
-    /// (OpenTafl's), started for each game (an illegal or missing reply loses the game).
+    /// program through its engine protocol: `htp:COMMAND` (hnefatafl.org's), `htp-host:COMMAND`
+    /// (the same program as a bot that connects to us, `--host ADDRESS` added: the mode that
+    /// plays its `--ai monte-carlo --seconds S`), `otep:COMMAND` (OpenTafl's), started for each
+    /// game (an illegal or missing reply loses the game).
     a: String,
     /// Player B.
     b: String,

@@ -1,5 +1,5 @@
 //! Players outside the engine: another program behind an engine protocol (`htp:COMMAND`,
-//! `otep:COMMAND`). The engine starts no programs and speaks no protocol; a host that does
+//! `htp-host:COMMAND`, `otep:COMMAND`). The engine starts no programs and speaks no protocol; a host that does
 //! (the `tafl` binary) builds the [`ExternalPlayer`] and hands it to [`crate::Player::external`],
 //! so matches and levels treat it like any other player.
 
@@ -14,24 +14,30 @@ use std::fmt;
 /// The engine protocols another program can be played through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EngineProtocol {
-    /// The Hnefatafl Text Protocol of hnefatafl.org (`htp:`).
+    /// The Hnefatafl Text Protocol of hnefatafl.org (`htp:`), over the program's stdin and
+    /// stdout.
     Htp,
+    /// The same protocol with the program as a bot that connects to its host
+    /// (`htp-host:`): hnefatafl.org's engine started with `--host ADDRESS`, the one mode in
+    /// which it plays the AI its flags choose (`--ai monte-carlo --seconds S`).
+    HtpHost,
     /// The OpenTafl Engine Protocol (`otep:`).
     Otep,
 }
 
 impl EngineProtocol {
-    /// The prefix of a player spec (`htp`, `otep`).
+    /// The prefix of a player spec (`htp`, `htp-host`, `otep`).
     pub const fn name(self) -> &'static str {
         match self {
             EngineProtocol::Htp => "htp",
+            EngineProtocol::HtpHost => "htp-host",
             EngineProtocol::Otep => "otep",
         }
     }
 
     /// The protocol a player spec names, and the command after its prefix.
     pub fn split_spec(text: &str) -> Option<(EngineProtocol, &str)> {
-        [EngineProtocol::Htp, EngineProtocol::Otep]
+        [EngineProtocol::Htp, EngineProtocol::HtpHost, EngineProtocol::Otep]
             .into_iter()
             .find_map(|p| Some((p, text.strip_prefix(p.name())?.strip_prefix(':')?)))
     }
@@ -87,7 +93,12 @@ mod tests {
             EngineProtocol::split_spec("otep:a:b"),
             Some((EngineProtocol::Otep, "a:b"))
         );
+        assert_eq!(
+            EngineProtocol::split_spec("htp-host:prog --ai monte-carlo"),
+            Some((EngineProtocol::HtpHost, "prog --ai monte-carlo"))
+        );
         assert_eq!(EngineProtocol::split_spec("htpx:prog"), None);
+        assert_eq!(EngineProtocol::split_spec("htp-hostx:prog"), None);
         assert_eq!(EngineProtocol::split_spec("mcts:uniform"), None);
     }
 }

@@ -64,7 +64,7 @@ impl EvaluatorSpec {
 }
 
 /// A player as text: `random`, `greedy` (also read under its older name `heuristic`), `mcts:<uniform|rollout|heuristic|model=PATH|hybrid=PATH[,linear=FILE]|linear=FILE>[:SIMS]`,
-/// or another program: `htp:COMMAND`, `otep:COMMAND`.
+/// or another program: `htp:COMMAND`, `htp-host:COMMAND`, `otep:COMMAND`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
     /// Uniformly random legal moves.
@@ -91,7 +91,7 @@ pub enum PlayerSpec {
 impl PlayerSpec {
     /// Parses a spec; the error lists the accepted forms.
     pub fn parse(text: &str) -> Result<PlayerSpec, String> {
-        let forms = "accepted: random, greedy, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], mcts:hybrid=PATH[,linear=FILE][:SIMS], mcts:linear=FILE[:SIMS], htp:COMMAND, otep:COMMAND";
+        let forms = "accepted: random, greedy, mcts:uniform[:SIMS], mcts:rollout[:SIMS], mcts:heuristic[:SIMS], mcts:model=PATH[:SIMS], mcts:hybrid=PATH[,linear=FILE][:SIMS], mcts:linear=FILE[:SIMS], htp:COMMAND, htp-host:COMMAND, otep:COMMAND";
         let t = text.trim();
         if let Some((protocol, command)) = EngineProtocol::split_spec(t) {
             let command = command.trim();
