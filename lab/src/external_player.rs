@@ -85,6 +85,18 @@ fn legal<B: BitSet>(rules: &Rules<B>, game: &Game<B>, mv: Move) -> bool {
     game.moves(rules).contains(&mv)
 }
 
+/// HTP cannot set up a position: a game that starts elsewhere than the rules' start ends
+/// without a result.
+fn htp_start<B: BitSet>(rules: &Rules<B>, game: &Game<B>, name: &str) -> Result<(), Stop> {
+    if *game.start() == Position::start(rules) {
+        return Ok(());
+    }
+    Err(Stop {
+        outcome: Outcome::no_result(),
+        why: format!("engine `{name}`: HTP cannot set up a position; games start from the rules' start"),
+    })
+}
+
 /// The HTP line that tells a program the `i`-th move of `game`, `mv`.
 fn played<B: BitSet>(n: usize, game: &Game<B>, i: usize, mv: Move) -> Request {
     let vertex = |sq| square_name(n, sq).to_string().to_ascii_uppercase();
@@ -218,14 +230,7 @@ impl<B: BitSet> ExternalPlayer<B> for HtpPlayer {
         let name = self.process.name().to_string();
         if !self.started {
             self.started = true;
-            if *game.start() != Position::start(rules) {
-                return Err(Stop {
-                    outcome: Outcome::no_result(),
-                    why: format!(
-                        "engine `{name}`: HTP cannot set up a position; games start from the rules' start"
-                    ),
-                });
-            }
+            htp_start(rules, game, &name)?;
             if let (ThinkingLimit::Clock { .. }, Some(c)) = (limit, clock) {
                 let asked = Request::TimeSettings(Some(c));
                 match self.ask(&asked, SETUP_REPLY) {
@@ -417,14 +422,7 @@ impl<B: BitSet> ExternalPlayer<B> for HtpHostPlayer {
         let name = self.process.name().to_string();
         if !self.started {
             self.started = true;
-            if *game.start() != Position::start(rules) {
-                return Err(Stop {
-                    outcome: Outcome::no_result(),
-                    why: format!(
-                        "engine `{name}`: HTP cannot set up a position; games start from the rules' start"
-                    ),
-                });
-            }
+            htp_start(rules, game, &name)?;
         }
         // Tell it the moves since it last moved (the opening's, the opponent's). A move its
         // rules refuse ends its program, which the next read finds.
