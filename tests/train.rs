@@ -337,3 +337,27 @@ fn the_first_train_on_a_fresh_machine_installs_the_fast_path() {
     assert!(!err.contains("installing"), "once installed, never again: {err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn every_shipped_config_parses() {
+    // Every file of configs/train, not a list kept by hand (the self-play configs were missing
+    // from the list this replaced), read from the repository's root as `tafl train` reads them
+    // (their starts and suites are paths from there; integration tests run in it). Each names
+    // the rules its file name starts with (`tiny` trains Brandubh).
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/train");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let c = tafl_trainer::TrainConfig::parse(&text, &name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let named = if name == "tiny" { "brandubh" } else { name.as_str() };
+        assert!(named.starts_with(&c.rules), "{name} trains {}", c.rules);
+        c.ruleset().unwrap_or_else(|e| panic!("{name}: {e}"));
+        checked += 1;
+    }
+    assert!(checked >= 17, "only {checked} configs in {}", dir.display());
+}
