@@ -845,8 +845,7 @@ mod tests {
         next.play(&rules, reply).unwrap();
         let e = program
             .choose(&rules, &next, ThinkingLimit::Simulations, None)
-            .err()
-            .expect("its answer is the attackers' first move again, now illegal");
+            .expect_err("its answer is the attackers' first move again, now illegal");
         assert!(
             e.why.contains("an illegal move") || e.why.contains("a move for the"),
             "{}",
