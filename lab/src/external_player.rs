@@ -51,14 +51,14 @@ pub fn start<B: BitSet>(
     command: &str,
     rules: &Rules<B>,
 ) -> Result<Box<dyn ExternalPlayer<B>>, String> {
-    if protocol == EngineProtocol::HtpHost {
-        return Ok(Box::new(HtpHostPlayer::start(command, rules)?));
-    }
-    let process = EngineProcess::start(command)?;
+    // The host mode starts its program itself: the command line gets the address it listens on.
     match protocol {
-        EngineProtocol::Htp => Ok(Box::new(HtpPlayer::start(process, rules)?)),
-        EngineProtocol::Otep => Ok(Box::new(OtepPlayer::start(process, rules)?)),
-        EngineProtocol::HtpHost => unreachable!("started above"),
+        EngineProtocol::Htp => Ok(Box::new(HtpPlayer::start(EngineProcess::start(command)?, rules)?)),
+        EngineProtocol::HtpHost => Ok(Box::new(HtpHostPlayer::start(command)?)),
+        EngineProtocol::Otep => Ok(Box::new(OtepPlayer::start(
+            EngineProcess::start(command)?,
+            rules,
+        )?)),
     }
 }
 
@@ -301,7 +301,6 @@ struct HtpHostPlayer {
     process: EngineProcess,
     reader: BufReader<TcpStream>,
     writer: TcpStream,
-    n: usize,
     /// Moves of the game the bot has been told (or played itself).
     synced: usize,
     /// Whether the start position was checked (at the first move asked for).
@@ -309,7 +308,7 @@ struct HtpHostPlayer {
 }
 
 impl HtpHostPlayer {
-    fn start<B: BitSet>(command: &str, rules: &Rules<B>) -> Result<HtpHostPlayer, String> {
+    fn start(command: &str) -> Result<HtpHostPlayer, String> {
         // The first free loopback address: 127.0.0.2 upwards (games side by side each get
         // their own), 127.0.0.1 last (the one systems without the whole 127/8 have).
         let listener = (2..=254u8)
@@ -356,7 +355,6 @@ impl HtpHostPlayer {
             process,
             reader: BufReader::new(stream),
             writer,
-            n: rules.n,
             synced: 0,
             started: false,
         })
@@ -427,7 +425,7 @@ impl<B: BitSet> ExternalPlayer<B> for HtpHostPlayer {
         // Tell it the moves since it last moved (the opening's, the opponent's). A move its
         // rules refuse ends its program, which the next read finds.
         for (i, p) in game.history().iter().enumerate().skip(self.synced) {
-            let told = played(self.n, game, i, p.mv);
+            let told = played(rules.n, game, i, p.mv);
             if let Err(e) = self.send(&told.to_string()) {
                 return Err(no_reply(&self.process, side, &told.to_string(), &e, false));
             }
